@@ -1,0 +1,447 @@
+"""A cell canvas that screens draw into, and the diff that sends only what changed.
+
+Screens never write to the terminal: they draw into a :class:`Canvas` (a grid of cells,
+each one glyph plus a :class:`Style`), and the session sends ``diff(previous, new, caps)``.
+Cells hold Unicode; the terminal encodes to CP437 or UTF-8. Widths are measured with
+``wcwidth``: a double-width glyph takes its cell and the next (which then holds ``""``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+from wcwidth import wcwidth
+
+from door.ui.terminal import Caps
+
+ESC = "\x1b"
+CSI = "\x1b["
+
+# Colour numbers, for readable screen code.
+BLACK, RED, GREEN, YELLOW, BLUE, MAGENTA, CYAN, WHITE = range(8)
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a cell looks: 16 ANSI colours (0 black, 1 red, 2 green, 3 yellow, 4 blue,
+    5 magenta, 6 cyan, 7 white; ``bold`` makes the foreground bright; ``fg`` 8–15 is
+    accepted as the bright form of 0–7) plus attributes. In no-colour mode only the
+    attributes are sent."""
+
+    fg: int = 7
+    bg: int = 0
+    bold: bool = False
+    reverse: bool = False
+    underline: bool = False
+    blink: bool = False
+
+
+DEFAULT = Style()
+Cell = tuple[str, Style]
+
+
+@lru_cache(maxsize=4096)
+def char_width(ch: str) -> int:
+    """Columns ``ch`` takes: 0 for combining marks, 2 for wide glyphs, -1 for controls."""
+    return int(wcwidth(ch))
+
+
+def text_width(text: str) -> int:
+    """Columns ``text`` takes on a terminal (control characters count as one, as
+    :meth:`Canvas.put` shows them as ``?``)."""
+    total = 0
+    for ch in text:
+        w = char_width(ch)
+        total += 1 if w < 0 else w
+    return total
+
+
+def clip_text(text: str, width: int) -> str:
+    """The longest prefix of ``text`` that fits in ``width`` columns."""
+    total = 0
+    for i, ch in enumerate(text):
+        w = char_width(ch)
+        w = 1 if w < 0 else w
+        if total + w > width:
+            return text[:i]
+        total += w
+    return text
+
+
+class Canvas:
+    """A ``width`` × ``height`` grid of cells, blank (space, default style) at first.
+
+    ``cursor`` is where the terminal cursor should be shown after a flush (``None``
+    hides it), e.g. at the end of a line being typed.
+    """
+
+    def __init__(self, width: int, height: int) -> None:
+        if width < 1 or height < 1:
+            raise ValueError(f"canvas must be at least 1×1, not {width}×{height}")
+        self.width = width
+        self.height = height
+        self.cursor: tuple[int, int] | None = None
+        self._rows: list[list[Cell]] = [[(" ", DEFAULT)] * width for _ in range(height)]
+
+    # --- drawing -----------------------------------------------------------------
+    def put(self, x: int, y: int, text: str, style: Style = DEFAULT) -> int:
+        """Write ``text`` from column ``x`` of row ``y``, clipped at the edges.
+
+        Control characters show as ``?``; combining marks join the glyph before them; a
+        wide glyph that would straddle the right edge is dropped. Returns the column just
+        after the text (useful for writing runs of differently styled text).
+        """
+        if y < 0 or y >= self.height:
+            return x + text_width(text)
+        row = self._rows[y]
+        for ch in text:
+            w = char_width(ch)
+            if w < 0:
+                ch, w = "?", 1
+            if w == 0:
+                # A combining mark: attach to the glyph just written, if it is on canvas.
+                px = x - 1
+                if 0 <= px < self.width:
+                    if row[px][0] == "" and px > 0:
+                        px -= 1
+                    glyph, st = row[px]
+                    if glyph:
+                        row[px] = (glyph + ch, st)
+                continue
+            if x >= 0 and x + w <= self.width:
+                self._clear_overlap(row, x, w)
+                row[x] = (ch, style)
+                if w == 2:
+                    row[x + 1] = ("", style)
+            elif x < self.width and x + w > 0:
+                # Straddles an edge: show blanks where it would have been.
+                for cx in range(max(x, 0), min(x + w, self.width)):
+                    self._clear_overlap(row, cx, 1)
+                    row[cx] = (" ", style)
+            x += w
+        return x
+
+    def _clear_overlap(self, row: list[Cell], x: int, w: int) -> None:
+        # Overwriting half of a wide glyph blanks its other half.
+        if row[x][0] == "" and x > 0:
+            row[x - 1] = (" ", row[x - 1][1])
+        end = x + w - 1
+        if (
+            end + 1 < self.width
+            and row[end + 1][0] == ""
+            and row[end][0] != ""
+            and char_width(row[end][0][:1] or " ") == 2
+        ):
+            row[end + 1] = (" ", row[end + 1][1])
+
+    def fill(self, x: int, y: int, w: int, h: int, ch: str = " ", style: Style = DEFAULT) -> None:
+        """Fill the rectangle with ``ch`` (one narrow glyph), clipped at the edges."""
+        if char_width(ch) != 1:
+            raise ValueError(f"fill needs a single-width glyph, not {ch!r}")
+        for cy in range(max(y, 0), min(y + h, self.height)):
+            row = self._rows[cy]
+            for cx in range(max(x, 0), min(x + w, self.width)):
+                self._clear_overlap(row, cx, 1)
+                row[cx] = (ch, style)
+
+    def box(
+        self, x: int, y: int, w: int, h: int, style: Style = DEFAULT, double: bool = False
+    ) -> None:
+        """Draw a single- or double-line frame (box glyphs exist in CP437 and UTF-8)."""
+        if w < 2 or h < 2:
+            return
+        if double:
+            hz, vt, tl, tr, bl, br = "═", "║", "╔", "╗", "╚", "╝"
+        else:
+            hz, vt, tl, tr, bl, br = "─", "│", "┌", "┐", "└", "┘"
+        self.put(x, y, tl + hz * (w - 2) + tr, style)
+        self.put(x, y + h - 1, bl + hz * (w - 2) + br, style)
+        for cy in range(y + 1, y + h - 1):
+            self.put(x, cy, vt, style)
+            self.put(x + w - 1, cy, vt, style)
+
+    def set_cell(self, x: int, y: int, ch: str, style: Style = DEFAULT) -> None:
+        """Set one cell (clipped); same as ``put`` with one glyph."""
+        self.put(x, y, ch, style)
+
+    def restyle(self, x: int, y: int, w: int, style: Style) -> None:
+        """Change the style of ``w`` cells, keeping their glyphs (e.g. a highlight bar)."""
+        if not 0 <= y < self.height:
+            return
+        row = self._rows[y]
+        for cx in range(max(x, 0), min(x + w, self.width)):
+            row[cx] = (row[cx][0], style)
+
+    def blit(self, other: Canvas, x: int = 0, y: int = 0) -> None:
+        """Copy ``other`` onto this canvas with its top-left at (``x``, ``y``), clipped."""
+        for oy in range(other.height):
+            ty = y + oy
+            if not 0 <= ty < self.height:
+                continue
+            for ox in range(other.width):
+                tx = x + ox
+                if 0 <= tx < self.width:
+                    self._rows[ty][tx] = other._rows[oy][ox]
+
+    def crop(self, width: int, height: int) -> Canvas:
+        """A new canvas holding the top-left ``width`` × ``height`` of this one."""
+        out = Canvas(width, height)
+        out.blit(self)
+        if self.cursor is not None and self.cursor[0] < width and self.cursor[1] < height:
+            out.cursor = self.cursor
+        return out
+
+    # --- reading -----------------------------------------------------------------
+    def cell(self, x: int, y: int) -> tuple[str, Style]:
+        """The glyph and style at (``x``, ``y``); ``""`` is the right half of a wide glyph."""
+        return self._rows[y][x]
+
+    def text_at(self, y: int) -> str:
+        """Row ``y`` as plain text (wide glyphs once), for tests."""
+        return "".join(ch for ch, _ in self._rows[y])
+
+    def lines(self) -> list[str]:
+        """Every row as plain text."""
+        return [self.text_at(y) for y in range(self.height)]
+
+    def row_cells(self, y: int) -> list[Cell]:
+        """Row ``y``'s cells (a copy)."""
+        return list(self._rows[y])
+
+    def __iter__(self) -> Iterator[list[Cell]]:
+        return iter(self._rows)
+
+
+# --- ANSI output -------------------------------------------------------------------
+
+
+def sgr(style: Style, colors: int) -> str:
+    """The complete SGR sequence (starting from a reset) for ``style``."""
+    params = ["0"]
+    fg = style.fg
+    bold = style.bold
+    if colors and fg >= 8:
+        fg -= 8
+        bold = True
+    if bold:
+        params.append("1")
+    if style.underline:
+        params.append("4")
+    if style.blink:
+        params.append("5")
+    if style.reverse:
+        params.append("7")
+    if colors:
+        if fg != 7:
+            params.append(f"3{fg & 7}")
+        if style.bg & 7 != 0:
+            params.append(f"4{style.bg & 7}")
+    return CSI + ";".join(params) + "m"
+
+
+def _sgr_change(cur: Style | None, new: Style, colors: int) -> str:
+    """The shortest SGR that turns ``cur`` into ``new`` (a reset when an attribute
+    must be switched off, since ANSI-BBS terminals do not all know 22/24/25/27)."""
+    if cur == new:
+        return ""
+    if cur is None:
+        return sgr(new, colors)
+    if not colors:
+        # Compare attributes only: colours are never sent.
+        cb = cur.bold or cur.fg >= 8
+        nb = new.bold or new.fg >= 8
+        ca = (cb, cur.underline, cur.blink, cur.reverse)
+        na = (nb, new.underline, new.blink, new.reverse)
+        if ca == na:
+            return ""
+        return sgr(new, 0)
+
+    def attrs(s: Style) -> tuple[bool, bool, bool, bool]:
+        return (s.bold or s.fg >= 8, s.underline, s.blink, s.reverse)
+
+    ca, na = attrs(cur), attrs(new)
+    if any(c and not n for c, n in zip(ca, na, strict=True)):
+        return sgr(new, colors)
+    params: list[str] = []
+    for code, c, n in zip(("1", "4", "5", "7"), ca, na, strict=True):
+        if n and not c:
+            params.append(code)
+    if cur.fg & 7 != new.fg & 7:
+        params.append(f"3{new.fg & 7}")
+    if cur.bg & 7 != new.bg & 7:
+        params.append(f"4{new.bg & 7}")
+    if not params:
+        return ""
+    return CSI + ";".join(params) + "m"
+
+
+def _same_look(a: Style, b: Style, colors: int) -> bool:
+    return _sgr_change(a, b, colors) == ""
+
+
+@lru_cache(maxsize=4096)
+def _encodable(ch: str, encoding: str) -> bool:
+    try:
+        ch.encode(encoding)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _glyph_out(ch: str, encoding: str) -> str:
+    """The text to send for one cell's glyph: in CP437 a glyph it cannot show becomes
+    ``?`` per column, so the far end's cursor stays where we think it is."""
+    if encoding == "utf-8" or _encodable(ch, encoding):
+        return ch
+    base = ch[:1]
+    if _encodable(base, encoding):
+        return base  # drop combining marks CP437 cannot carry
+    w = char_width(base)
+    return "?" * (2 if w == 2 else 1)
+
+
+class _Writer:
+    """Builds the output, tracking the far end's cursor and current style."""
+
+    def __init__(self, caps: Caps, width: int, height: int) -> None:
+        self.out: list[str] = []
+        self.colors = caps.colors
+        self.encoding = caps.encoding
+        self.width = width
+        self.height = height
+        self.x: int | None = None  # None: unknown position
+        self.y: int | None = None
+        self.style: Style | None = None
+
+    def move(self, x: int, y: int) -> None:
+        if self.x == x and self.y == y:
+            return
+        if self.y == y and self.x is not None and x > self.x and x - self.x <= 4:
+            n = x - self.x
+            self.out.append(CSI + "C" if n == 1 else f"{CSI}{n}C")
+        elif self.y == y and x == 0:
+            self.out.append("\r")
+        elif self.y is not None and y == self.y + 1 and x == 0 and y < self.height:
+            self.out.append("\r\n")
+        elif self.y == y and self.x is not None and x > self.x:
+            self.out.append(f"{CSI}{x - self.x}C")
+        elif x == 0:
+            self.out.append(f"{CSI}{y + 1}H")
+        else:
+            self.out.append(f"{CSI}{y + 1};{x + 1}H")
+        self.x, self.y = x, y
+
+    def cell(self, x: int, ch: str, style: Style) -> None:
+        change = _sgr_change(self.style, style, self.colors)
+        if change:
+            self.out.append(change)
+            self.style = style
+        glyph = _glyph_out(ch, self.encoding)
+        self.out.append(glyph)
+        w = 2 if char_width(ch[:1] or " ") == 2 else 1
+        assert self.x is not None
+        self.x += w
+        if self.x >= self.width:
+            # Terminals differ on what writing the last column does (pending wrap or
+            # not), so the position is unknown until the next explicit move.
+            self.x = self.y = None
+
+
+def _row_units(row: list[Cell]) -> list[tuple[int, int]]:
+    """(start, width) of each glyph in a row: wide glyphs are one 2-column unit."""
+    units: list[tuple[int, int]] = []
+    x = 0
+    n = len(row)
+    while x < n:
+        ch = row[x][0]
+        if ch and x + 1 < n and row[x + 1][0] == "" and char_width(ch[:1]) == 2:
+            units.append((x, 2))
+            x += 2
+        else:
+            units.append((x, 1))
+            x += 1
+    return units
+
+
+def diff(old: Canvas | None, new: Canvas, caps: Caps) -> str:
+    """The ANSI text that turns the far end's screen from ``old`` into ``new``.
+
+    ``old`` is what we last sent (``None``, or a canvas of another size, means the far end's
+    screen is unknown: clear it and draw everything). Only changed cells are sent; short
+    unchanged gaps are re-sent rather than jumped when that is cheaper than a cursor move.
+    Colours are sent only when ``caps.colors`` is non-zero. The bottom-right cell is never
+    written, because on some terminals doing so scrolls the screen.
+    """
+    full = old is None or old.width != new.width or old.height != new.height
+    w = _Writer(caps, new.width, new.height)
+    if full:
+        w.out.append(CSI + "0m" + CSI + "2J" + CSI + "H")
+        w.style = DEFAULT
+        w.x, w.y = 0, 0
+    blank_default = (" ", DEFAULT)
+    for y in range(new.height):
+        nrow = new._rows[y]
+        orow = None if full or old is None else old._rows[y]
+        units = _row_units(nrow)
+        changed: list[tuple[int, int]] = []
+        for ux, uw in units:
+            if y == new.height - 1 and ux + uw >= new.width:
+                continue  # never the bottom-right cell
+            if orow is None:
+                if nrow[ux] != blank_default or (uw == 2):
+                    changed.append((ux, uw))
+            elif nrow[ux : ux + uw] != orow[ux : ux + uw] or (
+                # A wide glyph that was overwritten on the old side needs re-sending.
+                uw == 1 and orow[ux][0] == "" and nrow[ux][0] != ""
+            ):
+                changed.append((ux, uw))
+        if not changed:
+            continue
+        # Group changed units into runs, bridging gaps that are cheap to re-send.
+        i = 0
+        while i < len(changed):
+            start_x, _ = changed[i]
+            run = [changed[i]]
+            j = i + 1
+            while j < len(changed):
+                prev_x, prev_w = run[-1]
+                gap_start = prev_x + prev_w
+                nx, _ = changed[j]
+                gap = nx - gap_start
+                if gap <= 4 and _gap_cheap(nrow, gap_start, nx, run, w.colors):
+                    # Include the gap's units too.
+                    run.extend(u for u in units if gap_start <= u[0] < nx)
+                    run.append(changed[j])
+                    j += 1
+                else:
+                    break
+            w.move(start_x, y)
+            for ux, _uw in run:
+                ch, st = nrow[ux]
+                w.cell(ux, ch, st)
+                if w.x is None:
+                    break
+            i = j
+    if new.cursor is not None:
+        cx, cy = new.cursor
+        w.move(min(max(cx, 0), new.width - 1), min(max(cy, 0), new.height - 1))
+        if full or old is None or old.cursor is None:
+            w.out.append(CSI + "?25h")
+    elif full or old is None or old.cursor is not None:
+        w.out.append(CSI + "?25l")
+    return "".join(w.out)
+
+
+def _gap_cheap(
+    row: list[Cell], gap_start: int, gap_end: int, run: list[tuple[int, int]], colors: int
+) -> bool:
+    """Re-sending the unchanged cells in a gap is cheap when they look like the run's
+    last cell (no SGR switching) and contain no wide glyph halves."""
+    last_style = row[run[-1][0]][1]
+    for gx in range(gap_start, gap_end):
+        ch, st = row[gx]
+        if ch == "" or not _same_look(st, last_style, colors):
+            return False
+    return True
