@@ -1,0 +1,348 @@
+"""The part of every :class:`~door.ui.terminal.Terminal` that does not depend on the wire.
+
+A transport subclasses :class:`BaseTerminal` and supplies four things: ``_receive()``
+(the next chunk of bytes, a :class:`Resize`, or ``None`` at end of input), ``_send(bytes)``,
+``_drain()`` and ``_disconnect()``. The base class decodes keys (with the lone-ESC timeout),
+enforces the idle timeout (a warning first), an optional session time limit (door mode),
+caps on buffered input and output, output encoding, the cursor-position probe, and lets the
+server tell a session to end (:meth:`BaseTerminal.hangup_soon`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from collections.abc import Callable
+
+from door.net import detect
+from door.ui.keys import KeyDecoder, Report
+from door.ui.terminal import Caps, Encoding, Hangup, InputEvent, Key, Resize, Text
+
+_TIMEOUT = object()
+
+RESET = "\x1b[0m\x1b[?25h"
+
+
+class BaseTerminal:
+    """Shared Terminal machinery; see the module docstring for what a transport adds."""
+
+    def __init__(
+        self,
+        *,
+        caps: Caps,
+        peer: str,
+        idle_timeout: float = 900.0,
+        idle_warning: float = 60.0,
+        max_buffer: int = 65536,
+        esc_timeout: float = 0.08,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._caps = caps
+        self._peer = peer
+        self._decoder = KeyDecoder(caps.encoding)
+        self._events: deque[InputEvent] = deque()
+        self._buffered = 0  # characters of Text waiting in _events
+        self._reports: list[Report] = []
+        self._idle_timeout = idle_timeout
+        self._idle_warning = min(idle_warning, idle_timeout)
+        self._max_buffer = max_buffer
+        self._esc_timeout = esc_timeout
+        self._clock = clock
+        self._last_input = clock()
+        self._esc_at: float | None = None
+        self._warned = False
+        self._redraw_after_warning = False
+        self._deadline: float | None = None  # door mode: time left on the BBS
+        self._deadline_warned = False
+        self._read_task: asyncio.Task[bytes | Resize | None] | None = None
+        self._kick: asyncio.Future[None] | None = None
+        self._hangup_reason: str | None = None
+        self._eof = False
+        self._closed = False
+
+    # -- transport hooks ------------------------------------------------------------------
+
+    async def _receive(self) -> bytes | Resize | None:
+        """The next input chunk, a size change, or ``None`` when the far end has gone."""
+        raise NotImplementedError
+
+    def _send(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    async def _drain(self) -> None:
+        return None
+
+    def _disconnect(self) -> None:
+        raise NotImplementedError
+
+    def _output_backlog(self) -> int:
+        """Bytes written but not yet accepted by the far end (0 if unknown)."""
+        return 0
+
+    # -- Terminal protocol ----------------------------------------------------------------
+
+    @property
+    def caps(self) -> Caps:
+        return self._caps
+
+    @property
+    def peer(self) -> str:
+        return self._peer
+
+    def set_encoding(self, encoding: Encoding) -> None:
+        """Use ``encoding`` for output and for decoding later input."""
+        if encoding not in ("cp437", "utf-8"):
+            raise ValueError(f"unknown encoding {encoding!r}")
+        self._caps = Caps(
+            encoding=encoding,
+            colors=self._caps.colors,
+            width=self._caps.width,
+            height=self._caps.height,
+            term=self._caps.term,
+            transport=self._caps.transport,
+        )
+        self._decoder.set_encoding(encoding)
+
+    def set_caps(self, caps: Caps) -> None:
+        """Replace the capabilities wholesale (after detection)."""
+        self._caps = caps
+        self._decoder.set_encoding(caps.encoding)
+
+    def write(self, text: str) -> None:
+        if self._closed:
+            return
+        self.write_bytes(text.encode(self._caps.encoding, errors="replace"))
+
+    def write_bytes(self, data: bytes) -> None:
+        """Send raw bytes (probes; already-encoded text)."""
+        if self._closed or not data:
+            return
+        # A far end that stops reading must not make us buffer without bound.
+        if self._output_backlog() > 4 * self._max_buffer:
+            self.hangup_soon("output overflow")
+            return
+        try:
+            self._send(data)
+        except (ConnectionError, OSError, RuntimeError):
+            self.hangup_soon("hangup")
+
+    async def drain(self) -> None:
+        if self._closed:
+            return
+        try:
+            await self._drain()
+        except (ConnectionError, OSError, RuntimeError):
+            self.hangup_soon("hangup")
+
+    def bell(self) -> None:
+        self.write("\x07")
+
+    async def close(self, message: str | None = None) -> None:
+        """Say ``message``, reset attributes, show the cursor, hang up. Safe to repeat."""
+        if self._closed:
+            return
+        if message:
+            self.write("\r\n" + message + "\r\n")
+        self.write(RESET)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.drain(), timeout=2.0)
+        self._closed = True
+        if self._read_task is not None and not self._read_task.done():
+            self._read_task.cancel()
+        with contextlib.suppress(Exception):
+            self._disconnect()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    # -- server control -------------------------------------------------------------------
+
+    def hangup_soon(self, reason: str = "shutdown") -> None:
+        """Make the next (or the pending) :meth:`read_event` return ``Hangup(reason)``."""
+        if self._hangup_reason is None:
+            self._hangup_reason = reason
+        self._wake()
+
+    def set_time_limit(self, seconds: float | None) -> None:
+        """End the session with ``Hangup("time")`` after ``seconds`` (door mode time left)."""
+        self._deadline = None if seconds is None else self._clock() + seconds
+        self._deadline_warned = False
+
+    def push_resize(self, width: int | None, height: int | None) -> None:
+        """The transport learned a new window size (from NAWS, SSH, SIGWINCH)."""
+        w, h = detect.clamp_size(width, height)
+        if (w, h) == (self._caps.width, self._caps.height):
+            return
+        self._caps = self._caps.resized(w, h)
+        self._queue(Resize(w, h))
+        self._wake()
+
+    # -- input ----------------------------------------------------------------------------
+
+    async def read_event(self, timeout: float | None = None) -> InputEvent | None:
+        """The next input event, ``None`` after ``timeout`` seconds, or ``Hangup``."""
+        end = None if timeout is None else self._clock() + timeout
+        while True:
+            if self._hangup_reason is not None:
+                return Hangup(self._hangup_reason)
+            if self._events:
+                return self._pop()
+            if self._eof or self._closed:
+                return Hangup("hangup")
+            now = self._clock()
+            idle_end = self._last_input + self._idle_timeout
+            if now >= idle_end:
+                self._say("You have been idle too long. Goodbye!")
+                self._hangup_reason = "idle"
+                continue
+            if not self._warned and now >= idle_end - self._idle_warning:
+                self._warned = True
+                self._redraw_after_warning = True
+                secs = max(1, round(idle_end - now))
+                self._say(f"Are you still there? Press a key within {secs} seconds to stay.")
+            if self._deadline is not None:
+                if now >= self._deadline:
+                    self._say("Your time is up. Goodbye!")
+                    self._hangup_reason = "time"
+                    continue
+                if not self._deadline_warned and now >= self._deadline - 60:
+                    self._deadline_warned = True
+                    self._redraw_after_warning = True
+                    self._say("You have one minute left.")
+            if end is not None and now >= end:
+                return None
+            wake_at = [idle_end if self._warned else idle_end - self._idle_warning]
+            if self._deadline is not None:
+                wake_at.append(self._deadline if self._deadline_warned else self._deadline - 60)
+            if end is not None:
+                wake_at.append(end)
+            if self._esc_at is not None:
+                wake_at.append(self._esc_at)
+            chunk = await self._next_chunk(max(0.0, min(wake_at) - now))
+            if chunk is _TIMEOUT:
+                if self._esc_at is not None and self._clock() >= self._esc_at:
+                    self._esc_at = None
+                    self._accept(self._decoder.flush())
+                continue
+            if chunk is None:
+                self._eof = True
+                continue
+            if isinstance(chunk, Resize):
+                self.push_resize(chunk.width, chunk.height)
+                continue
+            assert isinstance(chunk, bytes)
+            self._accept(self._decoder.feed(chunk))
+
+    async def probe(self, data: bytes, replies: int, timeout: float) -> list[Report]:
+        """Send ``data`` and collect up to ``replies`` cursor-position reports.
+
+        Keys typed meanwhile are kept for :meth:`read_event`. Returns what arrived in
+        ``timeout`` seconds (possibly nothing: many clients never answer).
+        """
+        self._reports.clear()
+        self.write_bytes(data)
+        await self.drain()
+        end = self._clock() + timeout
+        while len([r for r in self._reports if r.kind == "cpr"]) < replies:
+            left = end - self._clock()
+            if left <= 0 or self._eof or self._closed or self._hangup_reason:
+                break
+            chunk = await self._next_chunk(left)
+            if chunk is _TIMEOUT:
+                break
+            if chunk is None:
+                self._eof = True
+                break
+            if isinstance(chunk, Resize):
+                self.push_resize(chunk.width, chunk.height)
+            elif isinstance(chunk, bytes):
+                self._accept(self._decoder.feed(chunk), from_probe=True)
+        found, self._reports = [r for r in self._reports if r.kind == "cpr"], []
+        return found
+
+    async def detect_by_probe(self, timeout: float) -> tuple[Encoding | None, int | None, int | None]:
+        """Run the size + UTF-8 probe: (encoding, width, height), ``None`` for unknowns."""
+        reports = await self.probe(detect.PROBE, 2, timeout)
+        self.write_bytes(detect.PROBE_CLEANUP)
+        width = height = None
+        encoding: Encoding | None = None
+        if reports:
+            height, width = reports[0].values
+        if len(reports) >= 2:
+            encoding = detect.encoding_from_probe(reports[1].values[1])
+        return encoding, width, height
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _say(self, line: str) -> None:
+        # Above the screen's bottom line, in reverse video, keeping the cursor where it was;
+        # the next key triggers a full redraw (via a Resize event) to clean it up.
+        row = max(1, self._caps.height)
+        self.write(f"\x1b7\x1b[{row};1H\x1b[0;7m {line} \x1b[0m\x1b[K\x1b8")
+
+    def _wake(self) -> None:
+        kick, self._kick = self._kick, None
+        if kick is not None and not kick.done():
+            kick.set_result(None)
+
+    async def _next_chunk(self, timeout: float) -> object:
+        """The next chunk from ``_receive`` (the read is kept across timeouts, not lost)."""
+        if self._read_task is None:
+            self._read_task = asyncio.ensure_future(self._receive())
+        task = self._read_task
+        if not task.done():
+            loop = asyncio.get_running_loop()
+            self._kick = loop.create_future()
+            try:
+                await asyncio.wait(
+                    {task, self._kick}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                self._kick = None
+            if not task.done():
+                return _TIMEOUT
+        self._read_task = None
+        if task.cancelled():
+            return None
+        if task.exception() is not None:
+            return None
+        return task.result()
+
+    def _accept(self, events: list[InputEvent | Report], from_probe: bool = False) -> None:
+        got_input = False
+        for event in events:
+            if isinstance(event, Report):
+                if from_probe:
+                    self._reports.append(event)
+                continue  # an unsolicited report is not a key press
+            got_input = True
+            self._queue(event)
+        if got_input:
+            self._last_input = self._clock()
+            self._warned = False
+            if self._redraw_after_warning:
+                self._redraw_after_warning = False
+                # A full redraw wipes the warning line: the session redraws on Resize.
+                self._events.appendleft(Resize(self._caps.width, self._caps.height))
+        self._esc_at = self._clock() + self._esc_timeout if self._decoder.pending else None
+
+    def _queue(self, event: InputEvent) -> None:
+        if isinstance(event, Text):
+            room = self._max_buffer - self._buffered
+            if room <= 0:
+                return  # typed far ahead of the session: drop, never grow without bound
+            if len(event.text) > room:
+                event = Text(event.text[:room])
+            self._buffered += len(event.text)
+        elif isinstance(event, Key) and len(self._events) > self._max_buffer:
+            return
+        self._events.append(event)
+
+    def _pop(self) -> InputEvent:
+        event = self._events.popleft()
+        if isinstance(event, Text):
+            self._buffered -= len(event.text)
+        return event

@@ -1,0 +1,168 @@
+"""The plain-text login and registration dialogue (telnet, rlogin fall-back, ``door local``).
+
+No game knowledge and no screens: a name prompt, a password prompt without echo, ``new``
+to register (name, then the password twice). An unknown name and a wrong password get the
+same message. After each failure the address waits a growing delay; too many failures in
+the window block it for a while (:class:`~door.net.limits.LoginGuard`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Protocol
+
+from door.net.limits import LoginGuard
+from door.ui.terminal import Hangup, Key, Terminal, Text
+
+NEW_USER_WORDS = ("new", "apply")
+BAD_LOGIN = "Unknown name or wrong password."
+
+
+class AccountsLike(Protocol):
+    """What the dialogue needs from :class:`door.services.accounts.Accounts`."""
+
+    async def authenticate(self, name: str, password: str) -> Any: ...
+
+    async def register(self, name: str, password: str) -> Any: ...
+
+
+class LoginAborted(Exception):
+    """The person hung up (or the server is closing) during the dialogue."""
+
+
+def printable(text: str) -> str:
+    """``text`` without control characters: safe to echo to anyone's terminal."""
+    return "".join(ch for ch in text if ch.isprintable())
+
+
+async def read_line(
+    terminal: Terminal,
+    *,
+    echo: bool = True,
+    max_len: int = 512,
+    timeout: float | None = None,
+) -> str | None:
+    """Read a line with simple editing (Backspace, Ctrl-U); ``None`` on Escape or timeout.
+
+    Raises :class:`LoginAborted` on hang-up. Characters past ``max_len`` ring the bell and
+    are dropped; control characters never get in.
+    """
+    buf: list[str] = []
+    while True:
+        event = await terminal.read_event(timeout)
+        if event is None:
+            return None
+        if isinstance(event, Hangup):
+            raise LoginAborted(event.reason)
+        if isinstance(event, Text):
+            text = printable(event.text)
+            room = max_len - len(buf)
+            if len(text) > room:
+                text = text[:room]
+                terminal.bell()
+            buf.extend(text)
+            if echo and text:
+                terminal.write(text)
+        elif isinstance(event, Key):
+            if event.name == "enter":
+                terminal.write("\r\n")
+                return "".join(buf)
+            if event.name == "backspace" and buf:
+                buf.pop()
+                if echo:
+                    terminal.write("\b \b")
+            elif event.name == "ctrl-u" and buf:
+                if echo:
+                    terminal.write("\b \b" * len(buf))
+                buf.clear()
+            elif event.name == "escape":
+                terminal.write("\r\n")
+                return None
+        await terminal.drain()
+
+
+async def register_dialogue(
+    terminal: Terminal, accounts: AccountsLike, *, max_len: int = 512, attempts: int = 3
+) -> Any | None:
+    """Ask for a new name and a password twice; the new user, or ``None`` if they gave up."""
+    terminal.write("\r\nNew account. Names are 2 to 20 characters. Press Esc to go back.\r\n")
+    for _ in range(attempts):
+        terminal.write("Choose a name: ")
+        name = await read_line(terminal, max_len=max_len)
+        if name is None:
+            return None
+        name = name.strip()
+        if not name:
+            continue
+        if name.lower() in NEW_USER_WORDS:
+            terminal.write("That name is reserved. Pick another.\r\n")
+            continue
+        terminal.write("Choose a password: ")
+        password = await read_line(terminal, echo=False, max_len=max_len)
+        if password is None:
+            return None
+        terminal.write("The password again: ")
+        again = await read_line(terminal, echo=False, max_len=max_len)
+        if again is None:
+            return None
+        if password != again:
+            terminal.write("The two passwords differ. Let's try again.\r\n")
+            continue
+        try:
+            user = await accounts.register(name, password)
+        except ValueError as exc:
+            terminal.write(f"Sorry: {printable(str(exc))}\r\n")
+            continue
+        terminal.write(f"Welcome, {printable(user.name)}! Your account is ready.\r\n")
+        return user
+    return None
+
+
+async def login_dialogue(
+    terminal: Terminal,
+    accounts: AccountsLike,
+    guard: LoginGuard,
+    *,
+    address: str,
+    server_name: str = "door",
+    max_len: int = 512,
+    attempts: int = 5,
+) -> Any | None:
+    """Log a person in (or register them); the user, or ``None`` if they did not make it.
+
+    Raises :class:`LoginAborted` if they hang up. The caller checks
+    ``guard.blocked_for(address)`` before offering the dialogue at all.
+    """
+    terminal.write(f"\r\nWelcome to {printable(server_name)}.\r\n")
+    terminal.write("Type your name, or 'new' to create an account.\r\n")
+    for _ in range(attempts):
+        if guard.blocked_for(address) > 0:
+            terminal.write("Too many failed logins from your address. Try again later.\r\n")
+            return None
+        terminal.write("\r\nName: ")
+        await terminal.drain()
+        name = await read_line(terminal, max_len=max_len)
+        if name is None:
+            continue
+        name = name.strip()
+        if not name:
+            continue
+        if name.lower() in NEW_USER_WORDS:
+            user = await register_dialogue(terminal, accounts, max_len=max_len)
+            if user is not None:
+                return user
+            continue
+        terminal.write("Password: ")
+        await terminal.drain()
+        password = await read_line(terminal, echo=False, max_len=max_len)
+        if password is None:
+            continue
+        user = await accounts.authenticate(name, password)
+        if user is not None:
+            return user
+        delay = guard.record_failure(address)
+        terminal.write(BAD_LOGIN + "\r\n")
+        await terminal.drain()
+        await asyncio.sleep(delay)
+    terminal.write("Goodbye.\r\n")
+    return None

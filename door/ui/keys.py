@@ -1,0 +1,281 @@
+"""The key decoder: a byte (or character) stream in, :class:`Key`/:class:`Text` events out.
+
+Accepts both terminal families a door meets: CTerm/ANSI-BBS (SyncTERM, NetRunner: ``CSI K``
+is End, ``CSI V``/``CSI U`` are PgUp/PgDn, ``CSI @`` Insert) and xterm/VT (``CSI 1~`` …
+``CSI 6~``, ``SS3 P`` F1, application-mode arrows). CR, CR LF, CR NUL and LF are each one
+Enter; 0x08 and 0x7F are Backspace. An ESC with nothing after it is held until
+:meth:`KeyDecoder.flush` (the transport calls it after a short timeout) and then becomes
+``Key("escape")``. Terminal replies to probes (cursor position, device attributes) come out
+as :class:`Report` events, which the transport consumes.
+
+The decoder never raises on input: unknown sequences are dropped, undecodable bytes become
+U+FFFD.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass
+
+from door.ui.terminal import Encoding, InputEvent, Key, Text
+
+ESC = "\x1b"
+
+# Final byte of a parameterless (or modifier-only) CSI sequence → key name.
+_CSI_FINAL = {
+    "A": "up",
+    "B": "down",
+    "C": "right",
+    "D": "left",
+    "H": "home",
+    "F": "end",
+    "K": "end",  # CTerm / ANSI-BBS
+    "V": "pgup",  # CTerm / ANSI-BBS
+    "U": "pgdn",  # CTerm / ANSI-BBS
+    "@": "insert",  # CTerm / ANSI-BBS
+    "Z": "shift-tab",
+    "P": "f1",
+    "Q": "f2",
+    "R": "f3",
+    "S": "f4",
+    "E": "center",
+    "G": "center",
+}
+
+# ``CSI n ~`` (VT220 / xterm / rxvt / CTerm function keys).
+_CSI_TILDE = {
+    1: "home",
+    2: "insert",
+    3: "delete",
+    4: "end",
+    5: "pgup",
+    6: "pgdn",
+    7: "home",
+    8: "end",
+    11: "f1",
+    12: "f2",
+    13: "f3",
+    14: "f4",
+    15: "f5",
+    17: "f6",
+    18: "f7",
+    19: "f8",
+    20: "f9",
+    21: "f10",
+    23: "f11",
+    24: "f12",
+}
+
+# ``SS3 x`` (application cursor/keypad mode, xterm F1-F4).
+_SS3 = {
+    "A": "up",
+    "B": "down",
+    "C": "right",
+    "D": "left",
+    "H": "home",
+    "F": "end",
+    "P": "f1",
+    "Q": "f2",
+    "R": "f3",
+    "S": "f4",
+    "M": "enter",
+}
+
+# Linux console F1-F5: ``CSI [ A`` … ``CSI [ E``.
+_LINUX_F = {"A": "f1", "B": "f2", "C": "f3", "D": "f4", "E": "f5"}
+
+# Longest escape sequence we wait for; anything longer is garbage and is dropped.
+_MAX_SEQUENCE = 32
+
+
+@dataclass(frozen=True)
+class Report:
+    """A terminal's answer to a probe, not a key.
+
+    ``kind`` is ``"cpr"`` (cursor position: ``values == (row, col)``) or ``"da"`` (device
+    attributes; ``raw`` holds the parameter text, e.g. ``"=67;84;101;114;109;1"`` for CTerm).
+    """
+
+    kind: str
+    values: tuple[int, ...] = ()
+    raw: str = ""
+
+
+DecodedEvent = InputEvent | Report
+
+
+def _incremental(encoding: Encoding) -> codecs.IncrementalDecoder:
+    return codecs.getincrementaldecoder(encoding)(errors="replace")
+
+
+class KeyDecoder:
+    """Turns terminal input into events. Feed it bytes (or str) in any chunking.
+
+    ``encoding`` decides how bytes ≥ 0x80 become characters (CP437 or UTF-8); it can be
+    changed with :meth:`set_encoding` as detection learns more.
+    """
+
+    def __init__(self, encoding: Encoding = "utf-8") -> None:
+        self._encoding: Encoding = encoding
+        self._bytes = _incremental(encoding)
+        self._buf = ""  # an incomplete escape sequence (starts with ESC)
+        self._after_cr = False  # swallow the LF or NUL that may follow a CR
+
+    @property
+    def encoding(self) -> Encoding:
+        return self._encoding
+
+    def set_encoding(self, encoding: Encoding) -> None:
+        """Decode later bytes as ``encoding`` (pending partial characters are dropped)."""
+        if encoding != self._encoding:
+            self._encoding = encoding
+            self._bytes = _incremental(encoding)
+
+    @property
+    def pending(self) -> bool:
+        """True while an escape sequence is incomplete: call :meth:`flush` after a pause."""
+        return bool(self._buf)
+
+    def feed(self, data: bytes | str) -> list[DecodedEvent]:
+        """Decode ``data`` and return the complete events it finishes."""
+        text = self._bytes.decode(data) if isinstance(data, bytes) else data
+        if not text:
+            return []
+        return self._parse(self._buf + text)
+
+    def flush(self) -> list[DecodedEvent]:
+        """The input paused: a held ESC is the Escape key; a cut-off sequence is dropped."""
+        if not self._buf:
+            return []
+        buf, self._buf = self._buf, ""
+        # A lone ESC is the Escape key; a sequence cut off mid-way is line noise.
+        return [Key("escape")] if buf == ESC else []
+
+    # -- parsing --------------------------------------------------------------------------
+
+    def _parse(self, s: str) -> list[DecodedEvent]:
+        events: list[DecodedEvent] = []
+        text: list[str] = []
+        self._buf = ""
+
+        def emit(event: DecodedEvent) -> None:
+            if text:
+                events.append(Text("".join(text)))
+                text.clear()
+            events.append(event)
+
+        i, n = 0, len(s)
+        while i < n:
+            ch = s[i]
+            if self._after_cr:
+                self._after_cr = False
+                if ch in "\n\x00":
+                    i += 1
+                    continue
+            if ch == ESC:
+                consumed, event = self._escape(s, i)
+                if consumed == 0:  # incomplete: hold it until more input or a timeout
+                    self._buf = s[i:]
+                    break
+                if event is not None:
+                    emit(event)
+                i += consumed
+                continue
+            i += 1
+            if ch == "\r":
+                self._after_cr = True
+                emit(Key("enter"))
+            elif ch == "\n":
+                emit(Key("enter"))
+            elif ch in "\x08\x7f":
+                emit(Key("backspace"))
+            elif ch == "\t":
+                emit(Key("tab"))
+            elif ch == "\x00":
+                continue  # NUL: padding, or a door's stdin with no console
+            elif "\x01" <= ch <= "\x1a":
+                emit(Key("ctrl-" + chr(ord(ch) + 96)))
+            elif ch < " " or "\x80" <= ch <= "\x9f":
+                continue  # other C0/C1 controls carry no key
+            else:
+                text.append(ch)
+        if text:
+            events.append(Text("".join(text)))
+        return events
+
+    def _escape(self, s: str, i: int) -> tuple[int, DecodedEvent | None]:
+        """Decode the escape sequence at ``s[i]``: (characters consumed, event or None).
+
+        Returns ``(0, None)`` when the sequence is not complete yet.
+        """
+        n = len(s)
+        if i + 1 >= n:
+            return 0, None
+        intro = s[i + 1]
+        if intro == "[":
+            return self._csi(s, i)
+        if intro == "O":
+            if i + 2 >= n:
+                return 0, None
+            name = _SS3.get(s[i + 2])
+            return 3, Key(name) if name else None
+        if intro == ESC:
+            # ESC ESC: the first is a real Escape key press (some users tap it twice).
+            return 1, Key("escape")
+        # ESC followed by an ordinary key (Alt/Meta-key): report Escape, keep the key.
+        return 1, Key("escape")
+
+    def _csi(self, s: str, i: int) -> tuple[int, DecodedEvent | None]:
+        n = len(s)
+        j = i + 2
+        if j < n and s[j] == "[":  # linux console F1-F5: CSI [ A..E
+            if j + 1 >= n:
+                return 0, None
+            name = _LINUX_F.get(s[j + 1])
+            return j + 2 - i, Key(name) if name else None
+        while j < n and "\x20" <= s[j] <= "\x3f":  # parameter and intermediate bytes
+            j += 1
+            if j - i > _MAX_SEQUENCE:
+                return j - i, None  # runaway sequence: drop what we have
+        if j >= n:
+            return 0, None
+        final = s[j]
+        consumed = j + 1 - i
+        if not ("\x40" <= final <= "\x7e"):
+            # Not a valid final byte: drop the introducer, reparse the rest as input.
+            return 2, None
+        params = s[i + 2 : j]
+        return consumed, _csi_event(params, final)
+
+
+def _numbers(params: str) -> tuple[int, ...] | None:
+    parts = params.split(";")
+    try:
+        return tuple(int(p) if p else 0 for p in parts)
+    except ValueError:
+        return None
+
+
+def _csi_event(params: str, final: str) -> DecodedEvent | None:
+    if final == "c" and params[:1] in ("?", "=", ">"):
+        return Report("da", raw=params)
+    if final == "R" and ";" in params:
+        nums = _numbers(params)
+        # "CSI 1;5R" is also xterm's Ctrl-F3, but a CPR with row 1 col 5 is far likelier
+        # here: we only ever see it right after a probe.
+        if nums is not None and len(nums) == 2:
+            return Report("cpr", values=nums)
+        return None
+    if final == "~":
+        nums = _numbers(params.split(";")[0]) if params else None
+        if nums:
+            name = _CSI_TILDE.get(nums[0])
+            return Key(name) if name else None
+        return None
+    name = _CSI_FINAL.get(final)
+    if name is None:
+        return None
+    if params and not all(c.isdigit() or c == ";" for c in params):
+        return None
+    # "CSI 1;5A" (modified arrows) and bare "CSI A" both mean the key itself.
+    return Key(name)
