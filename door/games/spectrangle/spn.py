@@ -1,0 +1,181 @@
+"""SPN (Spectrangle Position Notation) and door's snapshot text.
+
+SPN is ``BOARD HANDS SCORES TURN BAG`` exactly as reference §5.1 defines it. It holds
+what a player sees; it omits the table options (mirroring, teams: pass them in), the
+set-up phase, a pending draw (and the piece a swapping seat gives back), the safety-end
+counter, the seats that dropped out and why a game ended. :func:`to_snapshot` appends
+those as ``key=value`` words after a ``~`` so the service can store the complete state:
+
+    <SPN> ~ phase=play turn=0 pending=1 swap=RRY5 idle=0 out=2 end=-
+
+:func:`from_snapshot` reads both forms (plain SPN means: play phase, nothing pending).
+"""
+
+from __future__ import annotations
+
+from door.games.spectrangle.board import FIELD_COUNT, fields
+from door.games.spectrangle.pieces import PIECE_COUNT, identify_entry, piece, piece_index
+from door.games.spectrangle.state import Phase, Placement, SpectrangleState
+
+_PHASES: tuple[Phase, ...] = ("start", "deal", "play", "over")
+
+
+def to_spn(state: SpectrangleState) -> str:
+    """The SPN of ``state`` (hands in piece-table order)."""
+    board = "/".join("-" if p is None else p.entry for p in state.board)
+    hands = "|".join(",".join(piece(i).name for i in sorted(h)) if h else "-" for h in state.hands)
+    scores = ",".join(str(s) for s in state.scores)
+    turn = "-" if state.turn is None or state.is_over else str(state.turn)
+    return f"{board} {hands} {scores} {turn} {len(state.bag)}"
+
+
+def _parse_piece(text: str, where: str) -> int:
+    try:
+        return piece_index(text)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def from_spn(text: str, *, mirror: bool = True, teams: bool = False) -> SpectrangleState:
+    """Read an SPN; ``ValueError`` says what is wrong. ``mirror``/``teams`` are the table
+    options (SPN does not carry them). TURN ``-`` gives a finished game."""
+    parts = text.split()
+    if len(parts) != 5:
+        raise ValueError(
+            f"an SPN has 5 fields separated by spaces (BOARD HANDS SCORES TURN BAG), "
+            f"not {len(parts)}"
+        )
+    board_text, hands_text, scores_text, turn_text, bag_text = parts
+    entries = board_text.split("/")
+    if len(entries) != FIELD_COUNT:
+        raise ValueError(f"BOARD has 36 entries separated by '/', not {len(entries)}")
+    seen: set[int] = set()
+    board: list[Placement | None] = []
+    for i, e in enumerate(entries):
+        if e == "-":
+            board.append(None)
+            continue
+        if len(e) != 4 or not e[3].isdigit():
+            raise ValueError(f"BOARD field {i}: {e!r} is not three colours and a value")
+        try:
+            idx, o = identify_entry(e[:3], fields()[i].up)
+        except ValueError as exc:
+            raise ValueError(f"BOARD field {i}: {exc}") from None
+        p = piece(idx)
+        if int(e[3]) != p.value:
+            raise ValueError(f"BOARD field {i}: {p.name} is worth {p.value}, not {e[3]}")
+        if o.mirror and not mirror:
+            raise ValueError(f"BOARD field {i}: {e} lies mirrored, but mirroring is off")
+        if idx in seen:
+            raise ValueError(f"{p.name} appears twice")
+        seen.add(idx)
+        board.append(Placement(idx, o.sides))
+    hands: list[tuple[int, ...]] = []
+    for n, h in enumerate(hands_text.split("|")):
+        if h == "-":
+            hands.append(())
+            continue
+        names = h.split(",")
+        if len(names) > 4:
+            raise ValueError(f"HANDS: player {n} holds {len(names)} pieces; at most 4")
+        hand = []
+        for name in names:
+            idx = _parse_piece(name, f"HANDS, player {n}")
+            if piece(idx).name != name.upper():
+                raise ValueError(f"HANDS, player {n}: write {piece(idx).name}, not {name!r}")
+            if idx in seen:
+                raise ValueError(f"{piece(idx).name} appears twice")
+            seen.add(idx)
+            hand.append(idx)
+        hands.append(tuple(sorted(hand)))
+    try:
+        scores = tuple(int(s) for s in scores_text.split(","))
+    except ValueError:
+        raise ValueError(f"SCORES {scores_text!r} is not integers separated by ','") from None
+    players = len(hands)
+    if not 2 <= players <= 4:
+        raise ValueError(f"2 to 4 players, not {players}")
+    if len(scores) != players:
+        raise ValueError(f"{players} hands but {len(scores)} scores")
+    if teams and players != 4:
+        raise ValueError("the team variant needs 4 players")
+    if not bag_text.isdigit():
+        raise ValueError(f"BAG {bag_text!r} is not a number of pieces")
+    bag_count = int(bag_text)
+    bag = tuple(i for i in range(PIECE_COUNT) if i not in seen)
+    if len(bag) != bag_count:
+        raise ValueError(
+            f"board and hands hold {len(seen)} pieces, so the bag holds {len(bag)}, not {bag_count}"
+        )
+    turn: int | None
+    if turn_text == "-":
+        turn = None
+    elif turn_text.isdigit() and int(turn_text) < players:
+        turn = int(turn_text)
+    else:
+        raise ValueError(f"TURN {turn_text!r} is not a player 0-{players - 1} or '-'")
+    return SpectrangleState(
+        players=players,
+        board=tuple(board),
+        hands=tuple(hands),
+        scores=scores,
+        turn=turn,
+        bag=bag,
+        phase="over" if turn is None else "play",
+        end="normal" if turn is None else None,
+        mirror=mirror,
+        teams=teams,
+    )
+
+
+def _seats(text: str) -> tuple[int, ...]:
+    return () if text == "-" else tuple(int(s) for s in text.split(","))
+
+
+def to_snapshot(state: SpectrangleState) -> str:
+    """SPN plus the state SPN omits (see the module docstring); reads back exactly."""
+    swap = "-" if state.swap_out is None else piece(state.swap_out).name
+    pending = ",".join(str(s) for s in state.pending) or "-"
+    out = ",".join(str(s) for s in state.out) or "-"
+    turn = "-" if state.turn is None else str(state.turn)
+    end = state.end or "-"
+    return (
+        f"{to_spn(state)} ~ phase={state.phase} turn={turn} pending={pending} "
+        f"swap={swap} idle={state.idle} out={out} end={end}"
+    )
+
+
+def from_snapshot(text: str, *, mirror: bool = True, teams: bool = False) -> SpectrangleState:
+    """Read :func:`to_snapshot` output (or a plain SPN); ``ValueError`` if malformed."""
+    spn, sep, extra = text.partition("~")
+    if not sep:
+        return from_spn(spn, mirror=mirror, teams=teams)
+    words: dict[str, str] = {}
+    for word in extra.split():
+        key, eq, value = word.partition("=")
+        if not eq:
+            raise ValueError(f"snapshot: {word!r} is not key=value")
+        words[key] = value
+    try:
+        phase_text = words["phase"]
+        phase = next(p for p in _PHASES if p == phase_text)
+        turn_text = words["turn"]
+        turn = None if turn_text == "-" else int(turn_text)
+        pending = _seats(words["pending"])
+        swap_text = words["swap"]
+        swap = None if swap_text == "-" else piece_index(swap_text)
+        idle = int(words["idle"])
+        out = _seats(words["out"])
+        end = None if words["end"] == "-" else words["end"]
+    except (KeyError, StopIteration, ValueError) as exc:
+        raise ValueError(f"snapshot: bad or missing extra field ({exc})") from None
+    base = from_spn(spn.strip(), mirror=mirror, teams=teams)
+    if swap is not None and not (pending and swap in base.hands[pending[0]]):
+        # A swapping seat keeps the piece it gives back until the new one is drawn.
+        raise ValueError("snapshot: the piece being swapped is not in the swapping hand")
+    for s in (turn, *pending, *out):
+        if s is not None and not 0 <= s < base.players:
+            raise ValueError(f"snapshot: no seat {s}")
+    return base.evolve(
+        phase=phase, turn=turn, pending=pending, swap_out=swap, idle=idle, out=out, end=end
+    )
