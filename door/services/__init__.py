@@ -1,0 +1,110 @@
+"""Use-cases on top of the store: accounts, games, ratings, notifications, bots.
+
+:func:`build_services` is the one place they are put together (the composition root
+calls it); :meth:`Services.close` stops the background tasks and closes the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from door.services.accounts import Accounts
+from door.services.clock import Clock, SystemClock
+from door.services.games import GameService
+from door.services.notify import Hub, LocalHub
+from door.services.ratings import Ratings
+from door.store.db import Database
+
+if TYPE_CHECKING:
+    from door.config import Config
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Services:
+    """Everything a session needs, built once per process."""
+
+    db: Database
+    accounts: Accounts
+    games: GameService
+    ratings: Ratings
+    hub: Hub
+    clock: Clock
+    bots: Any | None = None
+    sweep_interval_s: float = 60.0
+    _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+
+    def start_sweeper(self) -> None:
+        """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background."""
+        self._tasks.append(asyncio.create_task(self._sweep_loop(), name="door-deadline-sweeper"))
+
+    async def _sweep_loop(self) -> None:
+        while True:
+            try:
+                n = await self.games.sweep_deadlines()
+                if n:
+                    log.info("applied %d turn timeout(s)", n)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # keep sweeping: one bad game must not stop the rest
+                log.exception("deadline sweep failed")
+            await asyncio.sleep(self.sweep_interval_s)
+
+    async def close(self) -> None:
+        """Stop the bots and the sweeper, then close the database."""
+        if self.bots is not None:
+            stop = getattr(self.bots, "stop", None)
+            if stop is not None:
+                await stop()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks.clear()
+        await self.db.dispose()
+
+
+async def build_services(
+    config: Config,
+    *,
+    clock: Clock | None = None,
+    rng: random.Random | None = None,
+    start_background: bool = True,
+) -> Services:
+    """Open the database (upgrading it if configured to), build every service, and —
+    with ``start_background`` — start the deadline sweeper and the bots."""
+    from door.games.registry import build_registry
+
+    clock = clock or SystemClock()
+    db = Database(config.database_url, busy_timeout_ms=config.database.busy_timeout_ms)
+    if config.database.auto_upgrade:
+        await db.upgrade()
+    hub = LocalHub()
+    services = Services(
+        db=db,
+        accounts=Accounts(db, clock),
+        games=GameService(db, build_registry(), hub, clock, rng),
+        ratings=Ratings(db),
+        hub=hub,
+        clock=clock,
+        sweep_interval_s=config.games.sweep_interval_s,
+    )
+    if config.games.bots:
+        try:
+            from door.services.bots import BotRunner  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:
+            log.warning("no bots in this build")
+        else:
+            services.bots = BotRunner(services)
+    if start_background:
+        services.start_sweeper()
+        if services.bots is not None:
+            services.bots.start()
+    return services

@@ -1,0 +1,963 @@
+"""The lobby and the turns: begin, join, list, watch, submit, resign, deadlines, replay.
+
+Every action is one database transaction: load the game row and seats, run the rules,
+append the events, write the new snapshot and bump ``version`` with
+``UPDATE … WHERE version = seen`` (the optimistic lock). A player's move carries the
+version they saw; if the game moved on meanwhile they get :class:`StaleVersionError`
+with the fresh game, and nothing is written. Chance events (dice, tile draws) are drawn
+here, with ``secrets`` by default, and logged, so the log replays without any RNG.
+
+Event payloads (``game_events.payload``):
+
+* ``move``   ``{"move": "<canonical notation>"}``
+* ``chance`` ``{"chance": <rules.chance_to_json(event)>}``
+* ``system`` ``{"action": "join"|"leave"|"start"|"timeout"|"forfeit", …}`` — only
+  ``timeout`` (``rules.on_timeout``) and ``forfeit`` (``rules.forfeit(seat, reason)``)
+  change the game state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import random
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from door.games.base import GameRules, Outcome
+from door.services import ratings as rating_rules
+from door.services.clock import Clock
+from door.services.notify import Hub, Notice, NoticeKind
+from door.store import queries as q
+from door.store.db import Database
+
+AnyRules = GameRules[Any, Any, Any]
+Status = Literal["open", "active", "finished", "abandoned"]
+ListWhich = Literal["open", "active", "mine", "waiting", "finished"]
+
+DEADLINE_MIN_HOURS = 1
+DEADLINE_MAX_HOURS = 720
+DEFAULT_DEADLINE_HOURS = 168
+TIMEOUTS_TO_FORFEIT = 3
+MAX_CHANCE_CHAIN = 1000  # a rules bug must not hang a transaction
+
+
+# --- errors --------------------------------------------------------------------------------
+
+
+class StaleVersionError(ValueError):
+    """The game changed since the player looked; ``snapshot`` is the game as it is now."""
+
+    def __init__(self, snapshot: GameSnapshot, message: str | None = None) -> None:
+        super().__init__(message or "the game changed while you were looking; here it is again")
+        self.snapshot = snapshot
+
+
+class NotYourTurnError(ValueError):
+    """Someone tried to act when it is not their turn (or in a game they do not play)."""
+
+
+class GameClosedError(ValueError):
+    """The game is over (or not started yet) and takes no more moves."""
+
+
+class LobbyError(ValueError):
+    """A lobby action (begin, join, leave, look up) was refused; the message says why."""
+
+
+# --- data ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """How ``begin`` fills a seat: the creator ("me"), anyone ("open"), a named user
+    ("user", ``name`` = user name) or the computer ("bot", ``name`` = bot level)."""
+
+    kind: Literal["me", "open", "user", "bot"]
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """A seat as it stands. ``reserved`` seats wait for the named user (``user_id``/
+    ``name`` are theirs); ``bot`` seats have the bot's account id and ``name`` = level."""
+
+    seat: int
+    kind: Literal["open", "reserved", "user", "bot"]
+    user_id: int | None
+    name: str | None
+    timeouts: int
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    id: int
+    kind: str
+    title: str
+    options: dict[str, Any]
+    status: Status
+    seats: tuple[SeatInfo, ...]
+    to_act: int | None
+    version: int
+    deadline: datetime | None
+    deadline_hours: int
+    hints_allowed: bool
+    created_by: int
+    created_at: datetime
+    updated_at: datetime
+    summary: str
+    outcome: Outcome | None
+    last_seq: int
+
+    def seat_of(self, user_id: int) -> int | None:
+        """The (first) seat ``user_id`` plays, or None."""
+        for s in self.seats:
+            if s.user_id == user_id and s.kind in ("user", "bot"):
+                return s.seat
+        return None
+
+    def is_waiting_on(self, user_id: int) -> bool:
+        """True when the game is running and it is ``user_id``'s turn."""
+        if self.status != "active" or self.to_act is None:
+            return False
+        for s in self.seats:
+            if s.seat == self.to_act:
+                return s.user_id == user_id and s.kind in ("user", "bot")
+        return False
+
+
+@dataclass(frozen=True)
+class GameEvent:
+    seq: int
+    seat: int | None
+    kind: Literal["move", "chance", "system"]
+    payload: dict[str, Any]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class GameSnapshot:
+    """A game and its rules state (unfiltered: show it through ``rules.view``).
+
+    ``my_seat`` is the viewer's seat (None for a spectator); ``last_seen_seq`` is how far
+    the viewer had looked before this (0 for a spectator).
+    """
+
+    info: GameInfo
+    state: Any
+    my_seat: int | None
+    last_seen_seq: int
+
+
+@dataclass(frozen=True)
+class VisitSummary:
+    """What happened in a user's games since they last looked."""
+
+    moves_against_you: int
+    finished: list[GameInfo]
+    waiting: list[GameInfo]
+    new_events: int
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def outcome_to_json(outcome: Outcome) -> dict[str, Any]:
+    return {
+        "winners": list(outcome.winners),
+        "scores": list(outcome.scores),
+        "placings": list(outcome.placings),
+        "reason": outcome.reason,
+        "detail": outcome.detail,
+        "extra": dict(outcome.extra),
+    }
+
+
+def outcome_from_json(data: Mapping[str, Any] | None) -> Outcome | None:
+    if not data:
+        return None
+    return Outcome(
+        winners=tuple(data.get("winners", ())),
+        scores=tuple(data.get("scores", ())),
+        placings=tuple(data.get("placings", ())),
+        reason=str(data.get("reason", "normal")),
+        detail=str(data.get("detail", "")),
+        extra=dict(data.get("extra") or {}),
+    )
+
+
+def dump_state(rules: AnyRules, state: Any) -> str:
+    """The snapshot text: ``snapshot_id`` where the rules offer it, else ``to_id``."""
+    snap = getattr(rules, "snapshot_id", None)
+    if callable(snap):
+        return str(snap(state))
+    return rules.to_id(state)
+
+
+def load_state(rules: AnyRules, text: str, options: Mapping[str, Any]) -> Any:
+    """Read a snapshot written by :func:`dump_state`."""
+    load = getattr(rules, "from_snapshot", None)
+    if callable(load):
+        return load(text, options)
+    return rules.from_id(text, options)
+
+
+_LogItem = tuple[int | None, str, dict[str, Any]]
+"""(seat, kind, payload) of an event about to be appended."""
+
+
+class _Stale(Exception):
+    """Internal: the versioned UPDATE found someone else's change first."""
+
+
+@dataclass
+class _Loaded:
+    """A game row, its seats and its state, loaded inside a transaction."""
+
+    row: Any
+    seats: list[Any]
+    rules: AnyRules
+    state: Any
+    names: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass
+class _Change:
+    """What an action did, for the notices sent after the commit."""
+
+    game_id: int
+    events: int = 0
+    joined: bool = False
+    started: bool = False
+    moved: bool = False
+    finished: bool = False
+    actor: int | None = None
+
+
+class GameService:
+    """The game use-cases; see the module docstring for the transaction discipline.
+
+    ``on_after_commit`` (set by the bot runner) is called with the new snapshot after each
+    committed change; it must not block (schedule work; an awaitable it returns is run as
+    a task).
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        registry: Mapping[str, AnyRules],
+        hub: Hub,
+        clock: Clock,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.db = db
+        self.registry = dict(registry)
+        self.hub = hub
+        self.clock = clock
+        self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
+        self.on_after_commit: Callable[[GameSnapshot], Any] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # --- lobby ---------------------------------------------------------------------------
+
+    def kinds(self) -> list[tuple[str, str]]:
+        """(kind, title) of every game that can be begun, in menu order."""
+        return [(k, r.title) for k, r in self.registry.items()]
+
+    def rules_for(self, kind: str) -> AnyRules:
+        """The rules of ``kind``; ``LobbyError`` if there is no such game."""
+        try:
+            return self.registry[kind]
+        except KeyError:
+            raise LobbyError(f"there is no game called {kind!r}") from None
+
+    async def begin(
+        self,
+        creator_id: int,
+        kind: str,
+        options: dict[str, Any],
+        seats: list[SeatSpec],
+        deadline_hours: int = DEFAULT_DEADLINE_HOURS,
+        hints_allowed: bool = True,
+    ) -> GameInfo:
+        """Create a game; it starts at once (set-up chance drawn) if no seat is left open."""
+        rules = self.rules_for(kind)
+        n = len(seats)
+        if not rules.min_seats <= n <= rules.max_seats:
+            if rules.min_seats == rules.max_seats:
+                raise LobbyError(f"{rules.title} is for {rules.min_seats} players")
+            raise LobbyError(
+                f"{rules.title} is for {rules.min_seats} to {rules.max_seats} players"
+            )
+        if (
+            not isinstance(deadline_hours, int)
+            or isinstance(deadline_hours, bool)
+            or not DEADLINE_MIN_HOURS <= deadline_hours <= DEADLINE_MAX_HOURS
+        ):
+            raise LobbyError("the turn deadline must be from 1 hour to 30 days (720 hours)")
+        try:
+            opts = dict(rules.validate_options(n, dict(options)))
+        except ValueError as exc:
+            raise LobbyError(str(exc)) from None
+        if sum(1 for s in seats if s.kind == "me") > 1:
+            raise LobbyError("you can take only one seat")
+        for s in seats:
+            if s.kind not in ("me", "open", "user", "bot"):
+                raise LobbyError(f"unknown seat kind {s.kind!r}")
+            if s.kind in ("user", "bot") and not (s.name and s.name.strip()):
+                raise LobbyError("name the player (or the computer level) for that seat")
+        state = rules.new_game(n, opts)
+        now = self.clock.now()
+        change_box: list[_Change] = []
+
+        async def action(conn: Any) -> int:
+            creator = await q.user_row(conn, creator_id)
+            if creator is None:
+                raise LobbyError("no such user")
+            seat_rows: list[dict[str, Any]] = []
+            people: set[int] = set()
+            for i, spec in enumerate(seats):
+                row: dict[str, Any] = {
+                    "seat": i,
+                    "kind": "open",
+                    "user_id": None,
+                    "bot_level": None,
+                    "timeouts": 0,
+                    "last_seen_seq": 0,
+                }
+                if spec.kind == "me":
+                    row.update(kind="user", user_id=creator_id)
+                    people.add(creator_id)
+                elif spec.kind == "user":
+                    assert spec.name is not None
+                    from door.services.accounts import name_key
+
+                    other = await q.user_row_by_key(conn, name_key(spec.name))
+                    if other is None or other.is_bot:
+                        raise LobbyError(f"there is no player called {spec.name.strip()!r}")
+                    if other.is_banned:
+                        raise LobbyError(f"{other.name} cannot play (the account is banned)")
+                    if other.id in people:
+                        raise LobbyError(f"{other.name} already has a seat in this game")
+                    people.add(other.id)
+                    if other.id == creator_id:
+                        row.update(kind="user", user_id=creator_id)
+                    else:
+                        row.update(kind="reserved", user_id=other.id)
+                elif spec.kind == "bot":
+                    assert spec.name is not None
+                    bot_id = await self._bot_account(conn, spec.name.strip(), now)
+                    row.update(kind="bot", user_id=bot_id, bot_level=spec.name.strip())
+                seat_rows.append(row)
+            game_id = await q.insert_game(
+                conn,
+                kind=kind,
+                options=opts,
+                status="open",
+                snapshot=dump_state(rules, state),
+                version=0,
+                to_act=None,
+                deadline=None,
+                deadline_hours=deadline_hours,
+                hints_allowed=bool(hints_allowed),
+                created_by=creator_id,
+                created_at=now,
+                updated_at=now,
+                finished_at=None,
+                summary="waiting for players",
+                outcome=None,
+                last_seq=0,
+            )
+            for r in seat_rows:
+                r["game_id"] = game_id
+            await q.insert_seats(conn, seat_rows)
+            change = _Change(game_id)
+            change_box.append(change)
+            if all(r["kind"] in ("user", "bot") for r in seat_rows):
+                loaded = await self._load(conn, game_id)
+                await self._start(conn, loaded, now, change)
+            return game_id
+
+        game_id = await self.db.transact(action)
+        snapshot = await self.get(game_id, creator_id)
+        self._after_commit(snapshot, change_box[-1])
+        return snapshot.info
+
+    async def _bot_account(self, conn: Any, level: str, now: datetime) -> int:
+        from door.services.accounts import AccountError, clean_name, name_key
+
+        try:
+            name = clean_name(level)
+        except AccountError as exc:
+            raise LobbyError(f"no computer player {level!r}: {exc}") from None
+        row = await q.user_row_by_key(conn, name_key(name))
+        if row is not None:
+            if not row.is_bot:
+                raise LobbyError(f"{name!r} is a person, not a computer level")
+            return int(row.id)
+        return await q.insert_user(conn, name, name_key(name), None, True, now, {})
+
+    async def join(self, game_id: int, user_id: int, seat: int | None = None) -> GameInfo:
+        """Take an open seat (or the one reserved for you); the game starts when full."""
+        now = self.clock.now()
+        change_box: list[_Change] = []
+
+        async def action(conn: Any) -> None:
+            loaded = await self._load(conn, game_id)
+            row = loaded.row
+            if row.status != "open":
+                raise LobbyError("that game is not open for joining")
+            user = await q.user_row(conn, user_id)
+            if user is None:
+                raise LobbyError("no such user")
+            if user.is_banned:
+                raise LobbyError("your account is banned")
+            if any(s.user_id == user_id and s.kind == "user" for s in loaded.seats):
+                raise LobbyError("you already have a seat in this game")
+            chosen = None
+            if seat is None:
+                mine = [s for s in loaded.seats if s.kind == "reserved" and s.user_id == user_id]
+                free = [s for s in loaded.seats if s.kind == "open"]
+                chosen = (mine or free or [None])[0]
+                if chosen is None:
+                    raise LobbyError("no seat is free in that game")
+            else:
+                chosen = next((s for s in loaded.seats if s.seat == seat), None)
+                if chosen is None:
+                    raise LobbyError(f"that game has no seat {seat}")
+                if chosen.kind == "reserved" and chosen.user_id != user_id:
+                    raise LobbyError("that seat is kept for someone else")
+                if chosen.kind not in ("open", "reserved"):
+                    raise LobbyError("that seat is taken")
+            await q.update_seat(conn, game_id, chosen.seat, kind="user", user_id=user_id)
+            change = _Change(game_id, joined=True, actor=user_id)
+            change_box.append(change)
+            seq = row.last_seq
+            await q.insert_events(
+                conn,
+                [self._event(game_id, seq + 1, chosen.seat, "system", {"action": "join"}, now)],
+            )
+            change.events = 1
+            if not await q.update_game_versioned(
+                conn, game_id, row.version, last_seq=seq + 1, updated_at=now
+            ):
+                raise _Stale()
+            loaded = await self._load(conn, game_id)
+            if all(s.kind in ("user", "bot") for s in loaded.seats):
+                await self._start(conn, loaded, now, change)
+
+        await self._run(game_id, action, user_id)
+        snapshot = await self.get(game_id, user_id)
+        self._after_commit(snapshot, change_box[-1])
+        return snapshot.info
+
+    async def leave(self, game_id: int, user_id: int) -> GameInfo:
+        """Give back your seat in a game that has not started (a reservation too).
+
+        A game left with no person seated is abandoned.
+        """
+        now = self.clock.now()
+
+        async def action(conn: Any) -> None:
+            loaded = await self._load(conn, game_id)
+            row = loaded.row
+            if row.status != "open":
+                raise GameClosedError(
+                    "the game has started: resign it instead"
+                    if row.status == "active"
+                    else "that game is over"
+                )
+            mine = [
+                s for s in loaded.seats if s.user_id == user_id and s.kind in ("user", "reserved")
+            ]
+            if not mine:
+                raise LobbyError("you have no seat in that game")
+            s = mine[0]
+            await q.update_seat(conn, game_id, s.seat, kind="open", user_id=None)
+            seq = row.last_seq
+            await q.insert_events(
+                conn,
+                [self._event(game_id, seq + 1, s.seat, "system", {"action": "leave"}, now)],
+            )
+            people_left = [
+                x for x in loaded.seats if x.kind == "user" and x.user_id != user_id
+            ]
+            values: dict[str, Any] = {"last_seq": seq + 1, "updated_at": now}
+            if not people_left:
+                values.update(status="abandoned", finished_at=now, summary="abandoned")
+            if not await q.update_game_versioned(conn, game_id, row.version, **values):
+                raise _Stale()
+
+        await self._run(game_id, action, user_id)
+        return (await self.get(game_id, user_id)).info
+
+    async def list_games(
+        self,
+        which: ListWhich,
+        user_id: int | None,
+        kind: str | None = None,
+        offset: int = 0,
+        limit: int = 20,
+    ) -> tuple[list[GameInfo], int]:
+        """A page of games and the total count.
+
+        ``open``: games with a seat ``user_id`` may take (not ones they already sit in);
+        ``active``: every running game (to watch); ``mine``: open or running games
+        ``user_id`` plays; ``waiting``: running games waiting on ``user_id``, most urgent
+        first; ``finished``: finished or abandoned games (``user_id``'s only, if given).
+        Newest first otherwise.
+        """
+        if which not in ("open", "active", "mine", "waiting", "finished"):
+            raise LobbyError(f"unknown game list {which!r}")
+        if which in ("mine", "waiting") and user_id is None:
+            raise LobbyError("that list needs a user")
+        offset = max(0, int(offset))
+        limit = max(1, min(100, int(limit)))
+        async with self.db.read() as conn:
+            ids, total = await q.list_game_ids(conn, which, user_id, kind, offset, limit)
+            infos = await self._infos(conn, ids)
+        return infos, total
+
+    async def get(self, game_id: int, viewer_id: int | None = None) -> GameSnapshot:
+        """The game as it is now; ``LobbyError`` if there is no such game."""
+        async with self.db.read() as conn:
+            return await self._snapshot(conn, game_id, viewer_id)
+
+    # --- turns ---------------------------------------------------------------------------
+
+    async def submit(
+        self, game_id: int, user_id: int, move_text: str, expected_version: int
+    ) -> GameSnapshot:
+        """Play ``move_text`` for ``user_id``, then draw whatever chance follows; one
+        transaction. Raises StaleVersionError / NotYourTurnError / GameClosedError / the
+        rules' errors (nothing is written when anything is refused)."""
+        now = self.clock.now()
+        change_box: list[_Change] = []
+
+        async def action(conn: Any) -> None:
+            loaded = await self._load(conn, game_id)
+            row = loaded.row
+            self._check_active(row)
+            if row.version != expected_version:
+                raise StaleVersionError(await self._snapshot(conn, game_id, user_id, loaded))
+            seat = self._seat_to_act(loaded, user_id)
+            rules, state = loaded.rules, loaded.state
+            if not isinstance(move_text, str) or not move_text.strip():
+                from door.games.base import InvalidMoveError
+
+                raise InvalidMoveError("type a move")
+            move = rules.parse_move(state, move_text.strip())
+            canonical = rules.format_move(state, move)
+            state = rules.apply(state, move)
+            events: list[_LogItem] = [(seat, "move", {"move": canonical})]
+            change = _Change(game_id, moved=True, actor=user_id)
+            change_box.append(change)
+            await self._commit_state(conn, loaded, state, events, now, change)
+
+        await self._run(game_id, action, user_id)
+        snapshot = await self.get(game_id, user_id)
+        self._after_commit(snapshot, change_box[-1])
+        return snapshot
+
+    async def resign(
+        self, game_id: int, user_id: int, expected_version: int | None = None
+    ) -> GameSnapshot:
+        """Forfeit the whole game (match); in a game not started yet this is ``leave``."""
+        now = self.clock.now()
+        change_box: list[_Change] = []
+        left = False
+
+        async def action(conn: Any) -> None:
+            nonlocal left
+            loaded = await self._load(conn, game_id)
+            row = loaded.row
+            if row.status == "open":
+                left = True
+                return
+            self._check_active(row)
+            if expected_version is not None and row.version != expected_version:
+                raise StaleVersionError(await self._snapshot(conn, game_id, user_id, loaded))
+            mine = [s for s in loaded.seats if s.user_id == user_id and s.kind in ("user", "bot")]
+            if not mine:
+                raise NotYourTurnError("you are not playing in that game")
+            seat = mine[0].seat
+            state = loaded.rules.forfeit(loaded.state, seat, "resign")
+            events: list[_LogItem] = [(seat, "system", {"action": "forfeit", "reason": "resign"})]
+            change = _Change(game_id, moved=True, actor=user_id)
+            change_box.append(change)
+            await self._commit_state(conn, loaded, state, events, now, change)
+
+        await self._run(game_id, action, user_id)
+        if left:
+            await self.leave(game_id, user_id)
+            return await self.get(game_id, user_id)
+        snapshot = await self.get(game_id, user_id)
+        self._after_commit(snapshot, change_box[-1])
+        return snapshot
+
+    async def events(self, game_id: int, since_seq: int = 0) -> list[GameEvent]:
+        """The game's log after ``since_seq``, oldest first."""
+        async with self.db.read() as conn:
+            rows = await q.event_rows(conn, game_id, since_seq)
+        return [
+            GameEvent(r.seq, r.seat, r.kind, dict(r.payload or {}), r.created_at) for r in rows
+        ]
+
+    async def mark_seen(self, game_id: int, user_id: int, seq: int) -> None:
+        """Note that ``user_id`` has seen the game up to event ``seq`` (never goes back)."""
+
+        async def action(conn: Any) -> None:
+            await q.mark_seen(conn, game_id, user_id, int(seq))
+
+        await self.db.transact(action)
+
+    async def since_last_visit(self, user_id: int) -> VisitSummary:
+        """Moves made against ``user_id``, games finished and games waiting on them,
+        counted from each seat's last-seen event."""
+        moves = new_events = 0
+        finished_ids: list[int] = []
+        waiting_ids: list[int] = []
+        async with self.db.read() as conn:
+            for r in await q.my_seat_rows(conn, user_id):
+                if r.last_seq > r.last_seen_seq:
+                    m, t = await q.count_unseen_moves(conn, r.game_id, r.seat, r.last_seen_seq)
+                    moves += m
+                    new_events += t
+                    if r.status in ("finished", "abandoned") and r.game_id not in finished_ids:
+                        finished_ids.append(r.game_id)
+                if r.status == "active" and r.to_act == r.seat and r.game_id not in waiting_ids:
+                    waiting_ids.append(r.game_id)
+            finished = await self._infos(conn, sorted(finished_ids))
+            waiting = await self._infos(conn, sorted(waiting_ids))
+        waiting.sort(key=lambda g: (g.deadline is None, g.deadline or g.updated_at, g.id))
+        return VisitSummary(moves, finished, waiting, new_events)
+
+    # --- deadlines -------------------------------------------------------------------------
+
+    async def sweep_deadlines(self) -> int:
+        """Apply the timeout rule to every running game whose deadline has passed.
+
+        Each timeout is one system event; a concurrent sweeper (or a move landing at the
+        same moment) makes this one skip that game, so it is applied exactly once.
+        Returns how many timeouts were applied.
+        """
+        now = self.clock.now()
+        async with self.db.read() as conn:
+            overdue = await q.overdue_games(conn, now)
+        applied = 0
+        for item in overdue:
+            change_box: list[_Change] = []
+
+            async def action(
+                conn: Any,
+                gid: int = item.id,
+                ver: int = item.version,
+                change_box: list[_Change] = change_box,
+            ) -> bool:
+                loaded = await self._load(conn, gid)
+                row = loaded.row
+                if row.status != "active" or row.version != ver or row.deadline is None:
+                    return False
+                if row.deadline > now or row.to_act is None:
+                    return False
+                seat = row.to_act
+                seat_row = next(s for s in loaded.seats if s.seat == seat)
+                timeouts = seat_row.timeouts + 1
+                await q.update_seat(conn, gid, seat, timeouts=timeouts)
+                rules = loaded.rules
+                if timeouts >= TIMEOUTS_TO_FORFEIT:
+                    state = rules.forfeit(loaded.state, seat, "timeout")
+                    payload: dict[str, Any] = {"action": "forfeit", "reason": "timeout"}
+                else:
+                    state = rules.on_timeout(loaded.state)
+                    payload = {"action": "timeout"}
+                change = _Change(gid, moved=True)
+                change_box.append(change)
+                events: list[_LogItem] = [(seat, "system", payload)]
+                await self._commit_state(conn, loaded, state, events, now, change)
+                return True
+
+            try:
+                done = await self.db.transact(action)
+            except _Stale:
+                continue
+            if done:
+                applied += 1
+                snapshot = await self.get(item.id)
+                self._after_commit(snapshot, change_box[-1])
+        return applied
+
+    # --- replay ----------------------------------------------------------------------------
+
+    async def replay_check(self, game_id: int) -> str | None:
+        """Replay the game's log through the rules; None if it reproduces the snapshot,
+        else a sentence saying what differs."""
+        async with self.db.read() as conn:
+            row = await q.game_row(conn, game_id)
+            if row is None:
+                return f"game {game_id}: no such game"
+            seats = await q.seat_rows(conn, game_id)
+            events = await q.event_rows(conn, game_id)
+        rules = self.registry.get(row.kind)
+        if rules is None:
+            return f"game {game_id}: unknown kind {row.kind!r}"
+        try:
+            state = rules.new_game(len(seats), row.options)
+            for ev in events:
+                state = apply_logged_event(rules, state, ev.kind, ev.seat, ev.payload)
+        except (ValueError, KeyError, TypeError) as exc:
+            return f"game {game_id}: the log does not replay: {exc}"
+        replayed = dump_state(rules, state)
+        if replayed != row.snapshot:
+            return (
+                f"game {game_id}: the log replays to {replayed!r} "
+                f"but the snapshot is {row.snapshot!r}"
+            )
+        if row.last_seq != (events[-1].seq if events else 0):
+            return f"game {game_id}: last_seq {row.last_seq} but the log ends at {len(events)}"
+        if [e.seq for e in events] != list(range(1, len(events) + 1)):
+            return f"game {game_id}: the event sequence has gaps"
+        outcome = rules.outcome(state)
+        if row.status == "finished" and outcome is None:
+            return f"game {game_id}: marked finished but the replayed game is not over"
+        if row.status == "active" and outcome is not None:
+            return f"game {game_id}: marked active but the replayed game is over"
+        return None
+
+    async def game_ids(self) -> list[int]:
+        """Every game's id (for ``door check``)."""
+        async with self.db.read() as conn:
+            return await q.all_game_ids(conn)
+
+    # --- internals -----------------------------------------------------------------------
+
+    def _event(
+        self,
+        game_id: int,
+        seq: int,
+        seat: int | None,
+        kind: str,
+        payload: dict[str, Any],
+        now: datetime,
+    ) -> dict[str, Any]:
+        return {
+            "game_id": game_id,
+            "seq": seq,
+            "seat": seat,
+            "kind": kind,
+            "payload": payload,
+            "created_at": now,
+        }
+
+    async def _run(self, game_id: int, action: Callable[[Any], Any], user_id: int | None) -> None:
+        """``db.transact`` that turns a lost optimistic-lock race into StaleVersionError."""
+        try:
+            await self.db.transact(action)
+        except _Stale:
+            snapshot = await self.get(game_id, user_id)
+            raise StaleVersionError(snapshot) from None
+
+    async def _load(self, conn: Any, game_id: int) -> _Loaded:
+        row = await q.game_row(conn, game_id)
+        if row is None:
+            raise LobbyError(f"there is no game {game_id}")
+        rules = self.registry.get(row.kind)
+        if rules is None:
+            raise LobbyError(f"game {game_id} is of a kind this server does not know")
+        seats = await q.seat_rows(conn, game_id)
+        state = load_state(rules, row.snapshot, row.options)
+        return _Loaded(row, seats, rules, state)
+
+    def _check_active(self, row: Any) -> None:
+        if row.status == "open":
+            raise GameClosedError("the game has not started yet: it is waiting for players")
+        if row.status != "active":
+            raise GameClosedError("that game is over")
+
+    def _seat_to_act(self, loaded: _Loaded, user_id: int) -> int:
+        seat = loaded.rules.to_act(loaded.state)
+        holders = [s for s in loaded.seats if s.user_id == user_id and s.kind in ("user", "bot")]
+        if not holders:
+            raise NotYourTurnError("you are not playing in that game")
+        if seat is None or all(s.seat != seat for s in holders):
+            raise NotYourTurnError("it is not your turn")
+        return int(seat)
+
+    async def _start(self, conn: Any, loaded: _Loaded, now: datetime, change: _Change) -> None:
+        """All seats are filled: draw the set-up chance and make the game active."""
+        change.started = True
+        row = await q.game_row(conn, loaded.row.id)
+        loaded.row = row
+        events: list[_LogItem] = [(None, "system", {"action": "start"})]
+        await self._commit_state(conn, loaded, loaded.state, events, now, change, starting=True)
+
+    async def _commit_state(
+        self,
+        conn: Any,
+        loaded: _Loaded,
+        state: Any,
+        events: list[_LogItem],
+        now: datetime,
+        change: _Change,
+        *,
+        starting: bool = False,
+    ) -> None:
+        """Draw pending chance, append the events, write the snapshot (versioned)."""
+        rules = loaded.rules
+        row = loaded.row
+        events = list(events)
+        for _ in range(MAX_CHANCE_CHAIN):
+            if rules.outcome(state) is not None or not rules.chance_pending(state):
+                break
+            chance = rules.sample_chance(state, self.rng)
+            state = rules.apply_chance(state, chance)
+            events.append((None, "chance", {"chance": rules.chance_to_json(chance)}))
+        else:
+            raise RuntimeError(f"game {row.id}: chance events without end")
+        seq = row.last_seq
+        rows = []
+        for seat, kind, payload in events:
+            seq += 1
+            rows.append(self._event(row.id, seq, seat, kind, payload, now))
+        await q.insert_events(conn, rows)
+        change.events = len(rows)
+        outcome = rules.outcome(state)
+        values: dict[str, Any] = {
+            "snapshot": dump_state(rules, state),
+            "last_seq": seq,
+            "updated_at": now,
+            "summary": rules.describe(state),
+        }
+        if starting:
+            values["status"] = "active"
+        if outcome is not None:
+            values.update(
+                status="finished",
+                to_act=None,
+                deadline=None,
+                finished_at=now,
+                outcome=outcome_to_json(outcome),
+            )
+            change.finished = True
+        else:
+            to_act = rules.to_act(state)
+            values["to_act"] = to_act
+            values["deadline"] = now + timedelta(hours=row.deadline_hours)
+        if not await q.update_game_versioned(conn, row.id, row.version, **values):
+            raise _Stale()
+        if outcome is not None:
+            seat_users = [s.user_id for s in sorted(loaded.seats, key=lambda s: s.seat)]
+            await rating_rules.record_result(conn, row.kind, row.options, seat_users, outcome)
+
+    async def _infos(self, conn: Any, ids: list[int]) -> list[GameInfo]:
+        rows = await q.game_rows(conn, ids)
+        seats = await q.seat_rows_for(conn, ids)
+        names = await q.user_names(
+            conn, {s.user_id for ss in seats.values() for s in ss if s.user_id is not None}
+        )
+        return [self._info(r, seats.get(r.id, []), names) for r in rows]
+
+    def _info(self, row: Any, seats: list[Any], names: dict[int, str]) -> GameInfo:
+        rules = self.registry.get(row.kind)
+        infos = []
+        for s in seats:
+            if s.kind == "bot":
+                name = s.bot_level
+            elif s.user_id is not None:
+                name = names.get(s.user_id)
+            else:
+                name = None
+            infos.append(SeatInfo(s.seat, s.kind, s.user_id, name, s.timeouts))
+        return GameInfo(
+            id=row.id,
+            kind=row.kind,
+            title=rules.title if rules is not None else row.kind,
+            options=dict(row.options or {}),
+            status=row.status,
+            seats=tuple(infos),
+            to_act=row.to_act if row.status == "active" else None,
+            version=row.version,
+            deadline=row.deadline,
+            deadline_hours=row.deadline_hours,
+            hints_allowed=bool(row.hints_allowed),
+            created_by=row.created_by,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+            summary=row.summary,
+            outcome=outcome_from_json(row.outcome),
+            last_seq=row.last_seq,
+        )
+
+    async def _snapshot(
+        self, conn: Any, game_id: int, viewer_id: int | None, loaded: _Loaded | None = None
+    ) -> GameSnapshot:
+        if loaded is None:
+            loaded = await self._load(conn, game_id)
+        names = await q.user_names(conn, {s.user_id for s in loaded.seats if s.user_id})
+        info = self._info(loaded.row, loaded.seats, names)
+        my_seat = info.seat_of(viewer_id) if viewer_id is not None else None
+        last_seen = 0
+        if my_seat is not None:
+            last_seen = next(s.last_seen_seq for s in loaded.seats if s.seat == my_seat)
+        return GameSnapshot(info, loaded.state, my_seat, last_seen)
+
+    def _after_commit(self, snapshot: GameSnapshot, change: _Change) -> None:
+        """Publish the notices for a committed change and poke the bot runner."""
+        info = snapshot.info
+        players = tuple(
+            s.user_id for s in info.seats if s.user_id is not None and s.kind in ("user", "bot")
+        )
+        others = tuple(u for u in players if u != change.actor)
+        seq = info.last_seq
+        notices: list[Notice] = []
+
+        def add(kind: NoticeKind, users: tuple[int, ...], text: str) -> None:
+            notices.append(Notice(info.id, kind, users, text, seq))
+
+        title = f"{info.title} #{info.id}"
+        if change.joined or change.started:
+            add("joined", others, f"{title}: a player joined")
+        if change.moved:
+            add("move", others, f"{title}: a move was made")
+        if info.status == "finished":
+            add("finished", players, f"{title} is over: {info.summary}")
+        elif info.status == "active" and info.to_act is not None:
+            waiting = tuple(
+                s.user_id
+                for s in info.seats
+                if s.seat == info.to_act and s.user_id is not None
+            )
+            if waiting and (change.moved or change.started):
+                add("your_turn", waiting, f"{title}: it is your turn")
+        for notice in notices:
+            self.hub.publish(notice)
+        hook = self.on_after_commit
+        if hook is not None:
+            result = hook(snapshot)
+            if inspect.isawaitable(result):
+                task = asyncio.ensure_future(result)
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+
+def apply_logged_event(
+    rules: AnyRules, state: Any, kind: str, seat: int | None, payload: Mapping[str, Any]
+) -> Any:
+    """The state after one logged event (what replay and ``door check`` do)."""
+    if kind == "move":
+        return rules.apply(state, rules.parse_move(state, str(payload["move"])))
+    if kind == "chance":
+        return rules.apply_chance(state, rules.chance_from_json(payload["chance"]))
+    if kind == "system":
+        action = payload.get("action")
+        if action == "timeout":
+            return rules.on_timeout(state)
+        if action == "forfeit":
+            if seat is None:
+                raise ValueError("a forfeit event without a seat")
+            return rules.forfeit(state, seat, str(payload.get("reason", "forfeit")))
+        return state
+    raise ValueError(f"unknown event kind {kind!r}")

@@ -1,0 +1,169 @@
+"""The tables, as SQLAlchemy 2 declarative models (Alembic compares against these).
+
+Times are stored as UTC and always read back timezone-aware (SQLite keeps no zone).
+JSON columns hold plain data: user settings, game options, event payloads, outcomes.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A datetime stored in UTC and returned timezone-aware on every backend."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        value = value.astimezone(UTC)
+        if dialect.name == "sqlite":
+            return value.replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class UserRow(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(40))
+    # casefolded name: uniqueness ignores case on every backend
+    name_key: Mapped[str] = mapped_column(String(80), unique=True)
+    password_hash: Mapped[str | None] = mapped_column(String(200))
+    is_sysop: Mapped[bool] = mapped_column(Boolean, default=False)
+    is_banned: Mapped[bool] = mapped_column(Boolean, default=False)
+    is_bot: Mapped[bool] = mapped_column(Boolean, default=False)
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_login_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class SshKeyRow(Base):
+    __tablename__ = "ssh_keys"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    fingerprint: Mapped[str] = mapped_column(String(100), unique=True)
+    key_type: Mapped[str] = mapped_column(String(60))
+    key_data: Mapped[str] = mapped_column(Text)
+    comment: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class BbsIdentityRow(Base):
+    __tablename__ = "bbs_identities"
+    __table_args__ = (UniqueConstraint("tag", "alias_key", name="uq_bbs_identities_tag_alias"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tag: Mapped[str] = mapped_column(String(60))
+    alias: Mapped[str] = mapped_column(String(100))
+    alias_key: Mapped[str] = mapped_column(String(200))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class GameRow(Base):
+    __tablename__ = "games"
+    __table_args__ = (Index("ix_games_status_deadline", "status", "deadline"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(40), index=True)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(16))
+    snapshot: Mapped[str] = mapped_column(Text)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    to_act: Mapped[int | None] = mapped_column(Integer)
+    deadline: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    deadline_hours: Mapped[int] = mapped_column(Integer)
+    hints_allowed: Mapped[bool] = mapped_column(Boolean)
+    created_by: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    summary: Mapped[str] = mapped_column(Text, default="")
+    outcome: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    last_seq: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class SeatRow(Base):
+    __tablename__ = "seats"
+
+    game_id: Mapped[int] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # open / reserved / user / bot
+    kind: Mapped[str] = mapped_column(String(16))
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), index=True)
+    bot_level: Mapped[str | None] = mapped_column(String(40))
+    timeouts: Mapped[int] = mapped_column(Integer, default=0)
+    last_seen_seq: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class GameEventRow(Base):
+    __tablename__ = "game_events"
+
+    game_id: Mapped[int] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int | None] = mapped_column(Integer)
+    # move / chance / system
+    kind: Mapped[str] = mapped_column(String(16))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class RatingRow(Base):
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_kind_rating", "kind", "rating"),)
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    kind: Mapped[str] = mapped_column(String(40), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float, default=1500.0)
+    experience: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
