@@ -14,9 +14,7 @@ from door.games.spectrangle.state import Draw, SpectrangleState
 from tests.games.spectrangle.util import EMPTY_BOARD, p, place, play_random, spn_with
 
 R = SpectrangleRules()
-START = (
-    f"{EMPTY_BOARD} RRR6,GGB5,YBP3,BRP2|YYB5,PPY5,RGY3,WWW1 0,0 0 28"
-)  # reference §5.3
+START = f"{EMPTY_BOARD} RRR6,GGB5,YBP3,BRP2|YYB5,PPY5,RGY3,WWW1 0,0 0 28"  # reference §5.3
 
 
 def test_first_move_scores_the_face_value_and_lies_as_the_reference_shows() -> None:
