@@ -39,6 +39,8 @@ class DatabaseConfig:
 
 @dataclass(frozen=True)
 class LimitsConfig:
+    """Per-connection and per-address limits, login throttling, timing of the front door."""
+
     idle_timeout_s: int = 900
     idle_warning_s: int = 60
     max_connections: int = 1000
@@ -47,7 +49,10 @@ class LimitsConfig:
     max_buffer: int = 65536
     login_failures_block: int = 10
     login_block_window_s: int = 600
+    login_delay_s: float = 1.0
     negotiation_wait_s: float = 1.5
+    probe_timeout_s: float = 1.0
+    shutdown_grace_s: float = 10.0
 
 
 @dataclass(frozen=True)

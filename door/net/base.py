@@ -15,6 +15,7 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 from door.net import detect
 from door.ui.keys import KeyDecoder, Report
@@ -263,7 +264,9 @@ class BaseTerminal:
         found, self._reports = [r for r in self._reports if r.kind == "cpr"], []
         return found
 
-    async def detect_by_probe(self, timeout: float) -> tuple[Encoding | None, int | None, int | None]:
+    async def detect_by_probe(
+        self, timeout: float
+    ) -> tuple[Encoding | None, int | None, int | None]:
         """Run the size + UTF-8 probe: (encoding, width, height), ``None`` for unknowns."""
         reports = await self.probe(detect.PROBE, 2, timeout)
         self.write_bytes(detect.PROBE_CLEANUP)
@@ -295,11 +298,11 @@ class BaseTerminal:
         task = self._read_task
         if not task.done():
             loop = asyncio.get_running_loop()
-            self._kick = loop.create_future()
+            kick: asyncio.Future[None] = loop.create_future()
+            self._kick = kick
+            waiters: set[asyncio.Future[Any]] = {task, kick}
             try:
-                await asyncio.wait(
-                    {task, self._kick}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-                )
+                await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
             finally:
                 self._kick = None
             if not task.done():

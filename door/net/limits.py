@@ -96,4 +96,4 @@ class LoginGuard:
         times = self._recent(address)
         times.append(self._clock())
         self._failures[address] = times
-        return min(self.max_delay, self.base_delay * 2 ** (len(times) - 1))
+        return float(min(self.max_delay, self.base_delay * 2.0 ** (len(times) - 1)))

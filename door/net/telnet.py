@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import telnetlib3
-from telnetlib3.telopt import NAWS, TTYPE
+from telnetlib3.telopt import NAWS
 
 from door.net import detect
 from door.net.base import BaseTerminal
@@ -115,7 +115,7 @@ class TelnetTerminal(BaseTerminal):
         )
 
 
-class DoorTelnetServer(telnetlib3.TelnetServer):  # type: ignore[misc]
+class DoorTelnetServer(telnetlib3.TelnetServer):
     """telnetlib3's server protocol plus limits, resize events and a safe NEW-ENVIRON."""
 
     limiter: ConnectionLimiter | None = None
@@ -165,7 +165,7 @@ class DoorTelnetServer(telnetlib3.TelnetServer):  # type: ignore[misc]
         if not self._refused:
             super().eof_received()
 
-    def connection_lost(self, exc: BaseException | None) -> None:
+    def connection_lost(self, exc: Exception | None) -> None:
         if self._address is not None and self.limiter is not None:
             self.limiter.release(self._address)
             self._address = None

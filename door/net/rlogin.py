@@ -1,0 +1,254 @@
+"""rlogin (RFC 1282) for BBS door networks, with the door-server conventions.
+
+Handshake: ``\\0 client-user \\0 server-user \\0 terminal/speed \\0``; we answer ``\\0`` to
+accept (or ``\\1`` and a reason to refuse), then the stream is 8-bit clean. Following
+Synchronet, GameSrv and DoorParty: the *server-user* field is the identity, ``[TAG]alias``
+or a bare ``alias``; the *client-user* field carries the shared secret; the terminal field
+selects a door (``xtrn=backgammon``, or a bare code). Only trusted addresses are accepted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import logging
+import re
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+
+from door.net import detect
+from door.net.base import BaseTerminal
+from door.net.limits import ConnectionLimiter
+from door.ui.terminal import Caps, Resize
+
+log = logging.getLogger(__name__)
+
+MAX_FIELD = 256
+HANDSHAKE_TIMEOUT = 10.0
+_TAGGED = re.compile(r"^\[([^\[\]]{1,32})\](.+)$")
+
+
+class RloginError(ValueError):
+    """A handshake we refuse; the message goes back to the client."""
+
+
+@dataclass(frozen=True)
+class RloginRequest:
+    """What the BBS sent: the secret, the identity and the door selector."""
+
+    client_user: str
+    server_user: str
+    terminal: str
+    speed: str
+    tag: str
+    alias: str
+    start: str | None
+
+
+@dataclass(frozen=True)
+class RloginSettings:
+    trusted: tuple[str, ...] = ("127.0.0.1",)
+    secret: str = ""
+    default_tag: str = ""
+    idle_timeout: float = 900.0
+    idle_warning: float = 60.0
+    max_buffer: int = 65536
+    probe_timeout: float = 1.0
+    backlog: int = 1024
+
+
+def parse_identity(server_user: str, default_tag: str = "") -> tuple[str, str]:
+    """``"[XA]nuskooler"`` → ``("XA", "nuskooler")``; a bare alias gets ``default_tag``."""
+    text = server_user.strip()
+    m = _TAGGED.match(text)
+    if m:
+        tag, alias = m.group(1).strip(), m.group(2).strip()
+    else:
+        tag, alias = default_tag, text
+    if not alias or any(not ch.isprintable() for ch in alias + tag):
+        raise RloginError("no usable user name in the rlogin server-user field")
+    return tag, alias
+
+
+def parse_door_code(terminal_field: str) -> tuple[str, str | None]:
+    """Split the terminal field into (terminal type, door code or None).
+
+    ``"xtrn=backgammon"`` and ``"xtrn=backgammon/38400"`` name a door; a bare word that
+    is not a terminal type we know (``"spectrangle"``) is taken as a door code too.
+    """
+    field = terminal_field.strip()
+    term = field.split("/", 1)[0].strip()
+    low = term.lower()
+    if low.startswith("xtrn="):
+        return "", low[5:].strip() or None
+    if not low or detect.encoding_from_term(low) is not None:
+        return low, None
+    return low, low
+
+
+def is_trusted(address: str, trusted: Iterable[str]) -> bool:
+    """Whether ``address`` matches one of ``trusted`` (addresses or CIDR networks)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    for entry in trusted:
+        try:
+            if ip in ipaddress.ip_network(entry, strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+class RloginTerminal(BaseTerminal):
+    """A :class:`~door.ui.terminal.Terminal` over an accepted rlogin stream."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        request: RloginRequest,
+        settings: RloginSettings,
+    ) -> None:
+        peer = writer.get_extra_info("peername") or ("?", 0)
+        term, _ = parse_door_code(request.terminal)
+        super().__init__(
+            caps=Caps(
+                encoding=detect.decide_encoding(term=term),
+                term=term or "ansi",
+                transport="rlogin",
+            ),
+            peer=f"{peer[0]}:{peer[1]}",
+            idle_timeout=settings.idle_timeout,
+            idle_warning=settings.idle_warning,
+            max_buffer=settings.max_buffer,
+        )
+        self.address = str(peer[0])
+        self.request = request
+        self._reader = reader
+        self._writer = writer
+        self._settings = settings
+
+    async def detect(self) -> None:
+        """Probe size and UTF-8: BBS callers come through with whatever terminal they use."""
+        probed, width, height = await self.detect_by_probe(self._settings.probe_timeout)
+        if probed is not None:
+            self.set_encoding(probed)
+        if width is not None and height is not None:
+            self.push_resize(width, height)
+            # The initial size is not news to the session: drop the event it queued.
+            self._events.clear()
+
+    async def _receive(self) -> bytes | Resize | None:
+        try:
+            data = await self._reader.read(4096)
+        except (ConnectionError, OSError):
+            return None
+        return data or None
+
+    def _send(self, data: bytes) -> None:
+        self._writer.write(data)
+
+    async def _drain(self) -> None:
+        await self._writer.drain()
+
+    def _disconnect(self) -> None:
+        self._writer.close()
+
+    def _output_backlog(self) -> int:
+        return self._writer.transport.get_write_buffer_size()
+
+
+async def read_handshake(reader: asyncio.StreamReader) -> tuple[str, str, str, str]:
+    """Read the four NUL-terminated handshake fields: (client, server, terminal, speed)."""
+    fields: list[str] = []
+    for _ in range(4):
+        try:
+            raw = await reader.readuntil(b"\0")
+        except asyncio.LimitOverrunError as exc:
+            raise RloginError("rlogin handshake field too long") from exc
+        except asyncio.IncompleteReadError as exc:
+            raise RloginError("rlogin handshake cut short") from exc
+        if len(raw) > MAX_FIELD:
+            raise RloginError("rlogin handshake field too long")
+        fields.append(raw[:-1].decode("cp437"))
+    if fields[0] != "":
+        raise RloginError("not an rlogin handshake")
+    _, _, speed = fields[3].partition("/")
+    return fields[1], fields[2], fields[3], speed
+
+
+def check_request(
+    address: str, client: str, server: str, terminal: str, speed: str, settings: RloginSettings
+) -> RloginRequest:
+    """Apply the trust rules to a handshake; :class:`RloginError` says why it is refused."""
+    if not is_trusted(address, settings.trusted):
+        raise RloginError("rlogin is not accepted from your address")
+    if settings.secret and not hmac.compare_digest(
+        client.encode("utf-8"), settings.secret.encode("utf-8")
+    ):
+        raise RloginError("wrong rlogin secret")
+    tag, alias = parse_identity(server, settings.default_tag)
+    _, start = parse_door_code(terminal)
+    return RloginRequest(client, server, terminal, speed, tag, alias, start)
+
+
+RloginHandler = Callable[[RloginTerminal], Awaitable[None]]
+
+
+async def start_rlogin(
+    host: str,
+    port: int,
+    on_terminal: RloginHandler,
+    *,
+    settings: RloginSettings,
+    limiter: ConnectionLimiter | None = None,
+    sessions: set[BaseTerminal] | None = None,
+) -> asyncio.Server:
+    """Listen for rlogin on ``host:port`` (0 = any free port); returns the asyncio server."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername") or ("?", 0)
+        address = str(peer[0])
+        slot = False
+        try:
+            if limiter is not None:
+                reason = limiter.try_acquire(address)
+                if reason is not None:
+                    writer.write(b"\x01" + reason.encode() + b"\n")
+                    return
+                slot = True
+            try:
+                client, server, term, speed = await asyncio.wait_for(
+                    read_handshake(reader), HANDSHAKE_TIMEOUT
+                )
+                request = check_request(address, client, server, term, speed, settings)
+            except (RloginError, TimeoutError) as exc:
+                message = str(exc) if isinstance(exc, RloginError) else "rlogin handshake timed out"
+                log.info("rlogin from %s refused: %s", address, message)
+                writer.write(b"\x01" + message.encode() + b"\n")
+                return
+            writer.write(b"\0")
+            terminal = RloginTerminal(reader, writer, request, settings)
+            if sessions is not None:
+                sessions.add(terminal)
+            try:
+                await terminal.detect()
+                await on_terminal(terminal)
+            except Exception:
+                log.exception("rlogin session from %s failed", terminal.peer)
+            finally:
+                if sessions is not None:
+                    sessions.discard(terminal)
+                await terminal.close()
+        finally:
+            if slot and limiter is not None:
+                limiter.release(address)
+            if not writer.is_closing():
+                writer.close()
+
+    return await asyncio.start_server(
+        handle, host, port, backlog=settings.backlog, limit=MAX_FIELD * 4
+    )
