@@ -21,9 +21,8 @@ from door.ui.glyphs import Glyphs
 from door.ui.terminal import Caps, InputEvent
 
 if TYPE_CHECKING:
-    from door.services.accounts import User
-
     from door.services import Services
+    from door.services.accounts import User
     from door.services.notify import Notice
 
 # The shared look. Frozen styles are values, not mutable globals.
@@ -150,6 +149,9 @@ class Screen:
 
     title: str = ""
     key_help: str = ""
+    follow_up: Screen | None = None
+    """A screen the session pushes on top of this one right after it is entered (used
+    to open a start screen above the main menu)."""
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
         """Draw everything, including the one-line key help at the bottom."""

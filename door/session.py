@@ -1,0 +1,285 @@
+"""One connected person: the screen stack, the input loop and the notices.
+
+The session is the only place that awaits input. It renders the top screen into a fresh
+canvas of the terminal's size after every event or notice and writes only the difference
+from what the far end already shows. It subscribes to the hub for the signed-in user
+(and to the game the top screen watches, for spectators) and passes notices to the top
+screen, ringing the bell on "your turn" when the user has sound on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from door.ui.canvas import Canvas, diff
+from door.ui.glyphs import glyphs
+from door.ui.screen import Context, Pop, Push, Quit, Replace, Screen, Transition
+from door.ui.terminal import Caps, Encoding, Hangup, InputEvent, Key, Resize, Terminal
+
+if TYPE_CHECKING:
+    from door.services import Services
+    from door.services.accounts import User
+    from door.services.notify import Notice, Subscription
+
+log = logging.getLogger(__name__)
+
+MIN_WIDTH = 80
+MIN_HEIGHT = 24
+
+
+class Session:
+    """The state of one connection; :func:`run_session` is the way to run one."""
+
+    def __init__(self, terminal: Terminal, services: Services, user: User | None) -> None:
+        self.terminal = terminal
+        self.services = services
+        self.stack: list[Screen] = []
+        self.previous: Canvas | None = None
+        self.user_sub: Subscription | None = None
+        self.game_sub: Subscription | None = None
+        self.game_sub_id: int | None = None
+        self.seen: set[tuple[int, str, int]] = set()
+        self.quit_message: str | None = None
+        self.hung_up = False
+        self.detected_encoding = terminal.caps.encoding
+        self.ctx = Context(
+            services,
+            None,
+            self._effective_caps(None),
+            glyphs(terminal.caps.encoding),
+            ring=terminal.bell,
+            on_user=self._user_changed,
+        )
+        if user is not None:
+            self._user_changed(user)
+
+    # --- user and terminal settings -----------------------------------------------------
+    def _effective_caps(self, user: User | None) -> Caps:
+        caps = self.terminal.caps
+        if user is not None and not user.settings.color:
+            caps = replace(caps, colors=0)
+        return caps
+
+    def _user_changed(self, user: User) -> None:
+        """A user signed in or changed settings: apply charset and colour, subscribe."""
+        self.ctx.user = user
+        charset = user.settings.charset
+        target: Encoding = self.detected_encoding
+        if charset == "cp437" or charset == "utf-8":
+            target = charset
+        if self.terminal.caps.encoding != target:
+            self.terminal.set_encoding(target)
+            self.previous = None  # glyphs change: redraw everything
+        caps = self._effective_caps(user)
+        if caps.colors != self.ctx.caps.colors or caps.encoding != self.ctx.caps.encoding:
+            self.previous = None
+        self.ctx.caps = caps
+        self.ctx.glyphs = glyphs(caps.encoding)
+        if self.user_sub is None:
+            self.user_sub = self.services.hub.subscribe(user.id)
+
+    # --- rendering --------------------------------------------------------------------
+    def render(self) -> None:
+        """Draw the top screen and send what changed."""
+        caps = self.terminal.caps
+        w, h = caps.width, caps.height
+        canvas = Canvas(max(w, MIN_WIDTH), max(h, MIN_HEIGHT))
+        if self.stack:
+            self.stack[-1].render(canvas, self.ctx)
+        # A terminal smaller than 80×24 gets the top-left of the 80×24 screen.
+        view = (
+            canvas
+            if (w >= MIN_WIDTH and h >= MIN_HEIGHT)
+            else canvas.crop(min(w, canvas.width), min(h, canvas.height))
+        )
+        out = diff(self.previous, view, self.ctx.caps)
+        if out:
+            self.terminal.write(out)
+        self.previous = view
+        self.ctx.message = None
+
+    # --- the stack ----------------------------------------------------------------------
+    async def push(self, screen: Screen) -> None:
+        self.stack.append(screen)
+        await self._enter(screen)
+        follow = screen.follow_up
+        if follow is not None:
+            screen.follow_up = None
+            await self.push(follow)
+
+    async def _enter(self, screen: Screen) -> None:
+        try:
+            await screen.on_enter(self.ctx)
+        except ValueError as exc:
+            self.ctx.status(str(exc))
+
+    async def apply(self, transition: Transition | None) -> bool:
+        """Apply a transition; False when the session should end."""
+        while transition is not None:
+            if isinstance(transition, Quit):
+                self.quit_message = transition.message
+                return False
+            if isinstance(transition, Push):
+                await self.push(transition.screen)
+                return True
+            if isinstance(transition, Replace):
+                if self.stack:
+                    self.stack.pop()
+                await self.push(transition.screen)
+                return True
+            if isinstance(transition, Pop):
+                if self.stack:
+                    self.stack.pop()
+                if not self.stack:
+                    return False
+                transition = await self._guard(
+                    self.stack[-1].on_resume(transition.result, self.ctx)
+                )
+                continue
+            return True
+        return True
+
+    async def _guard(self, work: Any) -> Transition | None:
+        """Run a screen handler: bad input (ValueError) becomes a status message and
+        loses nothing; anything else is logged and reported without ending the session."""
+        try:
+            result: Transition | None = await work
+            return result
+        except ValueError as exc:
+            self.ctx.status(str(exc))
+        except Exception:
+            log.exception("screen handler failed")
+            self.ctx.status("Sorry, that went wrong on our side. Nothing was lost; try again.")
+        return None
+
+    # --- notices ----------------------------------------------------------------------
+    def _sync_game_sub(self) -> None:
+        """Follow the game the top screen watches (``watch_game``), for spectators."""
+        want = getattr(self.stack[-1], "watch_game", None) if self.stack else None
+        if want == self.game_sub_id:
+            return
+        if self.game_sub is not None:
+            self.game_sub.close()
+            self.game_sub = None
+        self.game_sub_id = want
+        if isinstance(want, int):
+            self.game_sub = self.services.hub.subscribe_game(want)
+
+    async def on_notice(self, notice: Notice) -> bool:
+        key = (notice.game_id, notice.kind, notice.seq)
+        if key in self.seen:
+            return True  # heard on both the user's and the game's subscription
+        self.seen.add(key)
+        if len(self.seen) > 1000:
+            self.seen.clear()
+        user = self.ctx.user
+        if notice.kind == "your_turn" and user is not None and user.id in notice.user_ids:
+            self.ctx.bell()
+        if not self.stack:
+            return True
+        return await self.apply(await self._guard(self.stack[-1].on_notice(notice, self.ctx)))
+
+    # --- the loop -----------------------------------------------------------------------
+    async def run(self, first: Screen) -> None:
+        await self.push(first)
+        reader: asyncio.Task[InputEvent | None] | None = None
+        user_get: asyncio.Task[Notice] | None = None
+        game_get: asyncio.Task[Notice] | None = None
+        user_get_sub: Subscription | None = None
+        game_get_sub: Subscription | None = None
+        try:
+            while self.stack:
+                self._sync_game_sub()
+                self.render()
+                await self.terminal.drain()
+                if reader is None:
+                    reader = asyncio.ensure_future(self.terminal.read_event())
+                if user_get_sub is not self.user_sub:
+                    if user_get is not None:
+                        user_get.cancel()
+                    user_get_sub = self.user_sub
+                    user_get = asyncio.ensure_future(self.user_sub.get()) if self.user_sub else None
+                if game_get_sub is not self.game_sub:
+                    if game_get is not None:
+                        game_get.cancel()
+                    game_get_sub = self.game_sub
+                    game_get = asyncio.ensure_future(self.game_sub.get()) if self.game_sub else None
+                waiting: set[asyncio.Future[Any]] = {reader}
+                if user_get is not None:
+                    waiting.add(user_get)
+                if game_get is not None:
+                    waiting.add(game_get)
+                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                keep = True
+                if user_get is not None and user_get in done:
+                    notice = user_get.result()
+                    user_get = asyncio.ensure_future(user_get_sub.get()) if user_get_sub else None
+                    keep = await self.on_notice(notice)
+                if keep and game_get is not None and game_get in done:
+                    notice = game_get.result()
+                    game_get = asyncio.ensure_future(game_get_sub.get()) if game_get_sub else None
+                    keep = await self.on_notice(notice)
+                if keep and reader in done:
+                    event = reader.result()
+                    reader = None
+                    keep = await self.on_input(event)
+                if not keep:
+                    break
+        finally:
+            for task in (reader, user_get, game_get):
+                if task is not None and not task.done():
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
+            if self.user_sub is not None:
+                self.user_sub.close()
+            if self.game_sub is not None:
+                self.game_sub.close()
+
+    async def on_input(self, event: InputEvent | None) -> bool:
+        """Handle one input event; False when the session should end."""
+        if event is None:
+            return True
+        if isinstance(event, Hangup):
+            self.hung_up = True
+            return False
+        if isinstance(event, Resize):
+            self.previous = None  # full redraw at the new size
+            self.ctx.caps = replace(self.ctx.caps, width=event.width, height=event.height)
+            return True
+        if isinstance(event, Key) and event.name == "ctrl-l":
+            self.previous = None  # the person asked for a clean redraw
+            return True
+        if not self.stack:
+            return False
+        return await self.apply(await self._guard(self.stack[-1].on_event(event, self.ctx)))
+
+
+async def run_session(
+    terminal: Terminal, services: Services, user: User | None, *, start: str | None = None
+) -> None:
+    """Run one person's session until they say goodbye or hang up.
+
+    ``user`` is the signed-in user, or ``None`` to show the log-in / registration screen
+    first. ``start`` opens a particular screen instead of the main menu: ``"play"``
+    (games waiting on you), ``"open"``, ``"active"``, ``"mine"``, ``"finished"``,
+    ``"begin"``, ``"rank"``, ``"instructions"``, ``"settings"`` or ``"game:<id>"``.
+    """
+    from door.ui.screens import first_screens
+
+    session = Session(terminal, services, user)
+    screens = await first_screens(session.ctx, start)
+    session.stack.extend(screens[:-1])
+    for screen in screens[:-1]:
+        await session._enter(screen)
+    try:
+        await session.run(screens[-1])
+    finally:
+        if not session.hung_up:
+            with contextlib.suppress(Exception):
+                terminal.write("\x1b[0m\x1b[2J\x1b[H\x1b[?25h")
+                await terminal.close(session.quit_message or "Goodbye!\r\n")

@@ -1,0 +1,332 @@
+"""Begin a game: choose the kind, its options (as the rules offer them), the number of
+players and each opponent — anyone, a named user, or the computer at a bot level."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from door.ui.canvas import CYAN, Canvas, Style, clip_text
+from door.ui.screen import (
+    HEADING_STYLE,
+    Context,
+    Pop,
+    Replace,
+    Screen,
+    Transition,
+    clean,
+    draw_chrome,
+)
+from door.ui.terminal import InputEvent, Key
+from door.ui.widgets import LineEditor, Menu, MenuItem
+
+DEADLINES = (24, 48, 72, 168, 336)
+NOTE_STYLE = Style(fg=CYAN)
+
+
+@dataclass
+class Opponent:
+    """What one other seat will be: ``open`` (anyone may join), ``user`` (a named
+    player, who must join), ``bot`` (the computer at ``name`` level)."""
+
+    kind: Literal["open", "user", "bot"] = "open"
+    name: str | None = None
+
+    def label(self) -> str:
+        if self.kind == "open":
+            return "Anyone who joins"
+        if self.kind == "user":
+            return f"Player {clean(self.name or '?', 20)}"
+        return f"Computer ({clean(self.name or '?', 24)})"
+
+
+def option_label(key: str) -> str:
+    """``"match_length"`` → ``"Match length"``."""
+    return key.replace("_", " ").replace("-", " ").capitalize()
+
+
+def option_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return clean(value, 20)
+
+
+class BeginScreen(Screen):
+    """Two steps: pick the game, then set it up and S)tart it."""
+
+    title = "door — Begin a new game"
+
+    def __init__(self, kind: str | None = None) -> None:
+        self.kind = kind
+        self.phase: Literal["kind", "setup", "edit"] = "kind" if kind is None else "setup"
+        self.kinds: list[tuple[str, str]] = []
+        self.menu = Menu([])
+        self.rules: Any = None
+        self.seats = 2
+        self.options: dict[str, Any] = {}
+        self.opponents: list[Opponent] = [Opponent()]
+        self.deadline_hours = 168
+        self.hints_allowed = True
+        self.editor = LineEditor(max_len=40)
+        self.edit_target: tuple[str, Any] = ("", None)
+        self.edit_prompt = ""
+
+    @property
+    def key_help(self) -> str:  # type: ignore[override]
+        if self.phase == "kind":
+            return "Press the game's letter or number, or arrows and Enter · Q)uit to the menu"
+        if self.phase == "edit":
+            return "Type, then Enter to accept · Esc cancels"
+        return "Letter/arrows+Enter change a line · S)tart the game · Esc: other game · Q)uit"
+
+    # --- set-up ------------------------------------------------------------------------
+    async def on_enter(self, ctx: Context) -> None:
+        self.kinds = ctx.services.games.kinds()
+        if self.kind is not None:
+            self.choose_kind(self.kind, ctx)
+        else:
+            self.menu = Menu(self._kind_items())
+
+    def _kind_items(self) -> list[MenuItem]:
+        items = []
+        used: set[str] = set()
+        for i, (kind, title) in enumerate(self.kinds, 1):
+            key = title[:1].upper()
+            if key in used or key in ("Q",):
+                key = str(i)
+            used.add(key)
+            items.append(MenuItem(key, clean(title), kind))
+        return items
+
+    def choose_kind(self, kind: str, ctx: Context) -> None:
+        games = ctx.services.games
+        self.rules = games.rules_for(kind)
+        self.kind = kind
+        self.seats = self.rules.min_seats
+        self.options = dict(self.rules.validate_options(self.seats, self.rules.default_options()))
+        self.opponents = [Opponent() for _ in range(self.seats - 1)]
+        self.phase = "setup"
+        self.menu = Menu(self._setup_items(ctx))
+
+    def bot_levels(self, ctx: Context) -> list[tuple[str, str]]:
+        bots = ctx.services.bots
+        if bots is None or self.kind is None:
+            return []
+        try:
+            return list(bots.levels(self.kind))
+        except Exception:
+            return []
+
+    def _setup_items(self, ctx: Context) -> list[MenuItem]:
+        items: list[MenuItem] = []
+        if self.rules.max_seats > self.rules.min_seats:
+            items.append(MenuItem("N", f"Number of players: {self.seats}", ("seats", None)))
+        for i, opp in enumerate(self.opponents, 1):
+            label = "Opponent" if len(self.opponents) == 1 else f"Opponent {i}"
+            items.append(MenuItem(str(i), f"{label}: {opp.label()}", ("opponent", i - 1)))
+        letters = iter("ABCEFJKLMOTUVWXZ")
+        for key, value in self.options.items():
+            items.append(
+                MenuItem(next(letters), f"{option_label(key)}: {option_value(value)}",
+                         ("option", key))
+            )  # fmt: skip
+        days = self.deadline_hours / 24
+        span = f"{self.deadline_hours} hours" if self.deadline_hours < 72 else f"{days:g} days"
+        items.append(MenuItem("D", f"Time for each move: {span}", ("deadline", None)))
+        items.append(
+            MenuItem("H", f"Hints allowed: {'yes' if self.hints_allowed else 'no'}",
+                     ("hints", None))
+        )  # fmt: skip
+        items.append(MenuItem("S", "Start the game", ("start", None)))
+        items.append(MenuItem("Q", "Back to the main menu", ("quit", None)))
+        return items
+
+    def _refresh(self, ctx: Context) -> None:
+        selected = self.menu.selected
+        self.menu = Menu(self._setup_items(ctx), selected)
+
+    # --- events ------------------------------------------------------------------------
+    async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
+        if self.phase == "edit":
+            return await self._on_edit(event, ctx)
+        if isinstance(event, Key) and event.name == "escape":
+            if self.phase == "setup" and len(self.kinds) > 1:
+                self.phase = "kind"
+                self.menu = Menu(self._kind_items())
+                return None
+            return Pop()
+        item = self.menu.handle(event)
+        if item is None:
+            return None
+        if self.phase == "kind":
+            self.choose_kind(str(item.action), ctx)
+            return None
+        what, arg = item.action
+        if what == "quit":
+            return Pop()
+        if what == "start":
+            return await self.start(ctx)
+        if what == "seats":
+            n = self.seats + 1 if self.seats < self.rules.max_seats else self.rules.min_seats
+            self.set_seats(n, ctx)
+        elif what == "opponent":
+            self.next_opponent(arg, ctx)
+        elif what == "option":
+            value = self.options[arg]
+            if isinstance(value, bool):
+                self.set_option(arg, not value, ctx)
+            else:
+                self.begin_edit(("option", arg), f"{option_label(arg)}: ", str(value))
+        elif what == "deadline":
+            i = DEADLINES.index(self.deadline_hours) if self.deadline_hours in DEADLINES else 0
+            self.deadline_hours = DEADLINES[(i + 1) % len(DEADLINES)]
+        elif what == "hints":
+            self.hints_allowed = not self.hints_allowed
+        self._refresh(ctx)
+        return None
+
+    def set_seats(self, n: int, ctx: Context) -> None:
+        try:
+            options = self.rules.validate_options(n, self.options)
+        except ValueError as exc:
+            # e.g. an option only some player counts allow: reset to the defaults.
+            try:
+                options = self.rules.validate_options(n, self.rules.default_options())
+            except ValueError:
+                raise exc from None
+            ctx.status("Options reset to the defaults for that many players.")
+        self.seats = n
+        self.options = dict(options)
+        while len(self.opponents) < n - 1:
+            self.opponents.append(Opponent())
+        del self.opponents[n - 1 :]
+
+    def set_option(self, key: str, value: Any, ctx: Context) -> None:
+        """Change one option; the rules check it, and a refused value changes nothing."""
+        trial = dict(self.options)
+        trial[key] = value
+        self.options = dict(self.rules.validate_options(self.seats, trial))
+
+    def next_opponent(self, index: int, ctx: Context) -> None:
+        """Cycle a seat: anyone → a named user → each bot level → anyone."""
+        opp = self.opponents[index]
+        levels = [name for name, _ in self.bot_levels(ctx)]
+        if opp.kind == "open":
+            self.begin_edit(("opponent", index), "Opponent's name: ", "")
+            return
+        if opp.kind == "user":
+            self.opponents[index] = Opponent("bot", levels[0]) if levels else Opponent()
+            return
+        i = levels.index(opp.name) + 1 if opp.name in levels else len(levels)
+        self.opponents[index] = Opponent("bot", levels[i]) if i < len(levels) else Opponent()
+
+    def begin_edit(self, target: tuple[str, Any], prompt: str, text: str) -> None:
+        self.phase = "edit"
+        self.edit_target = target
+        self.edit_prompt = prompt
+        self.editor = LineEditor(text, max_len=40)
+
+    async def _on_edit(self, event: InputEvent, ctx: Context) -> Transition | None:
+        result = self.editor.handle(event)
+        what, arg = self.edit_target
+        if result == "cancel":
+            self.phase = "setup"
+            if what == "opponent":
+                # Skipping the name moves on to the computer (or back to anyone).
+                self.opponents[arg] = Opponent("user", "?")
+                self.next_opponent(arg, ctx)
+            self._refresh(ctx)
+            return None
+        if result != "submit":
+            return None
+        text = self.editor.text.strip()
+        if what == "opponent":
+            if not text:
+                self.opponents[arg] = Opponent("user", "?")
+                self.next_opponent(arg, ctx)
+            else:
+                user = await ctx.services.accounts.by_name(text)
+                if user is None:
+                    ctx.status(
+                        f"There is no player called {clean(text, 20)}. Another name, or Esc."
+                    )
+                    return None
+                if ctx.user is not None and user.id == ctx.user.id:
+                    ctx.status("You cannot play against yourself; name someone else, or Esc.")
+                    return None
+                if user.is_bot:
+                    ctx.status(f"{clean(user.name)} is a computer player: pick a computer level.")
+                    return None
+                self.opponents[arg] = Opponent("user", user.name)
+        elif what == "option":
+            old = self.options[arg]
+            value: Any = text
+            if isinstance(old, int):
+                try:
+                    value = int(text)
+                except ValueError:
+                    ctx.status(f"{option_label(arg)} must be a whole number.")
+                    return None
+            self.set_option(arg, value, ctx)
+        self.phase = "setup"
+        self._refresh(ctx)
+        return None
+
+    async def start(self, ctx: Context) -> Transition | None:
+        from door.services.games import SeatSpec
+        from door.ui.screens.lists import screen_for_game
+
+        if ctx.user is None or self.kind is None:
+            return None
+        seats = [SeatSpec("me")]
+        for opp in self.opponents:
+            if opp.kind == "open":
+                seats.append(SeatSpec("open"))
+            else:
+                seats.append(SeatSpec(opp.kind, opp.name))
+        info = await ctx.services.games.begin(
+            ctx.user.id,
+            self.kind,
+            dict(self.options),
+            seats,
+            deadline_hours=self.deadline_hours,
+            hints_allowed=self.hints_allowed,
+        )
+        if info.status == "active":
+            ctx.status(f"Game #{info.id} has begun. Good luck!")
+            try:
+                return Replace(screen_for_game(info, ctx))
+            except ValueError as exc:
+                ctx.status(f"Game #{info.id} has begun. {exc}")
+                return Pop(info)
+        waiting = [o for o in self.opponents if o.kind != "bot"]
+        ctx.status(
+            f"Game #{info.id} is waiting for {len(waiting)} more player"
+            f"{'s' if len(waiting) != 1 else ''}. You will hear when it starts."
+        )
+        return Pop(info)
+
+    # --- drawing -------------------------------------------------------------------------
+    def render(self, canvas: Canvas, ctx: Context) -> None:
+        draw_chrome(canvas, ctx, self.title, self.key_help)
+        if self.phase == "kind":
+            canvas.put(2, 2, "Which game?", HEADING_STYLE)
+            self.menu.render(canvas, 2, 4, 40)
+            return
+        title = clean(self.rules.title) if self.rules is not None else ""
+        canvas.put(2, 2, f"A new game of {title}", HEADING_STYLE)
+        self.menu.render(canvas, 2, 4, min(canvas.width - 4, 60))
+        y = 5 + len(self.menu.items)
+        if self.phase == "edit":
+            canvas.put(2, y, self.edit_prompt, HEADING_STYLE)
+            self.editor.render(canvas, 2 + len(self.edit_prompt), y, 30)
+            y += 2
+        levels = self.bot_levels(ctx)
+        if levels and self.phase != "edit" and y < canvas.height - 4:
+            canvas.put(2, y, "Computer levels:", NOTE_STYLE)
+            for name, desc in levels:
+                y += 1
+                if y >= canvas.height - 3:
+                    break
+                text = f"  {clean(name, 20)}: {clean(desc)}"
+                canvas.put(2, y, clip_text(text, canvas.width - 4), NOTE_STYLE)

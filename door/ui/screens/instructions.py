@@ -1,0 +1,202 @@
+"""Instructions, paged: how to use door, then the rules of each game as door plays them."""
+
+from __future__ import annotations
+
+import textwrap
+
+from door.ui.canvas import CYAN, WHITE, Canvas, Style, clip_text
+from door.ui.screen import HEADING_STYLE, Context, Pop, Screen, Transition, draw_chrome
+from door.ui.terminal import InputEvent, Key, Text
+
+BODY_STYLE = Style(fg=WHITE)
+FOOT_STYLE = Style(fg=CYAN)
+
+# (section title, paragraphs). A paragraph starting with "  " is kept as written.
+SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "Using door",
+        (
+            "door is a games room you visit now and then. Games are played by turns and can "
+            "last for days: make your move whenever you call, and your opponents make theirs "
+            "when they call. Every game has a time for each move (a week, unless its creator "
+            "chose otherwise); let it run out and the game's timeout rule applies.",
+            "From the main menu:",
+            "  V  View games in progress (watch any), or join a game that needs a player.",
+            "  P  Play a game where it is your turn; the number shows how many wait for you.",
+            "  B  Begin a new game: pick the game, its options and your opponents: anyone "
+            "who joins, a player you name, or the computer.",
+            "  S  Sound effects on or off: a bell on your turn, on the dice and at the end "
+            "of a game. door remembers your choice.",
+            "  I  These instructions.   R  Rank: the top players of each game, and your place.",
+            "  Y  Your settings: character set (CP437 for BBS terminals, UTF-8 for modern "
+            "ones), colour, sound and password.   G  Goodbye.",
+            "Every menu works with its letter keys, or with the arrow keys and Enter. The "
+            "bottom line of each screen lists its keys. Ctrl-L redraws the screen if it "
+            "gets garbled. The top of the main menu tells you what happened since your "
+            "last visit: moves made against you, games that finished, games waiting for you.",
+            "In the game lists, O A M W F switch between games Open to join, All in "
+            "progress, Mine, Waiting on me and Finished; N and P turn the page; Enter opens "
+            "the highlighted game: you play it if you sit in it, watch it if you do not, and "
+            "replay it if it is over.",
+        ),
+    ),
+    (
+        "Backgammon",
+        (
+            "Each player has 15 checkers. You see the board from your own side: points are "
+            "numbered 1 to 24 for you, your home board is at the bottom right, and you move "
+            "counter-clockwise, from your 24 point down to your 1 point, and then off the "
+            "board. Your opponent moves the other way round.",
+            "On your turn you roll two dice (R) and move checkers that many points: one "
+            "checker for each die, or one checker for both, each step landing on an open "
+            "point. Doubles are played four times. You must use both dice if you can; if "
+            "only one can be used, you must use the larger when possible.",
+            "A point with two or more of your opponent's checkers is blocked. A single "
+            "checker (a blot) that is hit goes to the bar and must re-enter in the "
+            "opponent's home board before anything else moves.",
+            "When all 15 of your checkers are in your home board you bear them off: a die "
+            "removes a checker from its point, or from the highest point if none is higher.",
+            "Moving: the arrow keys or the digits of the numeric keypad move the cursor "
+            "between points. Enter picks up a checker; Enter again drops it on a "
+            "highlighted point. R)emove bears off the checker you hold, U)ndo takes back a "
+            "step of this turn, and the play is sent when you confirm it. You may also type "
+            "a play in notation, such as 13/7 8/7 or bar/22.",
+            "The doubling cube: before rolling you may D)ouble; your opponent T)akes (and "
+            "plays on for twice the stake, owning the cube) or drops (and loses the game at "
+            "the current stake). A gammon (the loser bore off nothing) counts double, a "
+            "backgammon (and a checker still in the winner's home or on the bar) triple.",
+            "V)iew replays your opponent's last turn step by step. The gnubg Position ID and "
+            "Match ID are shown on request, so you can study a position elsewhere.",
+            "If your time for a move runs out, you lose the match.",
+        ),
+    ),
+    (
+        "Spectrangle",
+        (
+            "Spectrangle is played on a triangular board of 36 triangular fields, some "
+            "marked with a bonus multiplier. The pieces are triangles too: each has three "
+            "coloured edges and a value. Each player holds four pieces; the hands are open "
+            "for all to see, and the rest wait in the bag.",
+            "The first piece may go on any field without a bonus. After that each piece must "
+            "touch at least one placed piece, and wherever it touches, the colours of the "
+            "touching edges must match (white matches any colour).",
+            "A placement scores the piece's value, times the number of edges it touches "
+            "(when two or three), times the bonus of its field. After placing you draw from "
+            "the bag.",
+            "Choose a piece from your hand, turn it (rotate, and mirror it when the game "
+            "allows), move the cursor over the fields: the legal fields are highlighted and "
+            "the score a placement would make is shown. Enter places it.",
+            "If you cannot place any piece you P)ass, or S)wap a piece for one from the bag. "
+            "H)int suggests placements and B)ag shows what is left in it, unless the game's "
+            "creator turned them off. V)iew replays the last turn.",
+            "The game ends when the bag is empty and nobody can place. Each player then loses "
+            "the value of the pieces left in hand; the highest score wins. 2 to 4 play.",
+            "If your time for a move runs out, you pass.",
+        ),
+    ),
+)
+
+
+def build_lines(width: int) -> list[tuple[str, bool]]:
+    """The whole text wrapped to ``width``: (line, is_heading)."""
+    lines: list[tuple[str, bool]] = []
+    for title, paragraphs in SECTIONS:
+        if lines:
+            lines.append(("", False))
+        lines.append((title.upper(), True))
+        lines.append(("", False))
+        for para in paragraphs:
+            if para.startswith("  "):
+                # A key line: "  V  text", continuation lines indented under the text.
+                wrapped = textwrap.wrap(para.strip(), width - 2, subsequent_indent="   ")
+                lines.extend(("  " + w, False) for w in wrapped)
+            else:
+                lines.extend((w, False) for w in textwrap.wrap(para, width))
+                lines.append(("", False))
+    return lines
+
+
+class InstructionsScreen(Screen):
+    """The instructions, a page at a time."""
+
+    title = "door — Instructions"
+    key_help = "Space/N)ext  P)revious  1 2 3: jump to a section  Q)uit to the menu"
+
+    def __init__(self) -> None:
+        self.page = 0
+        self.width = 0
+        self.lines: list[tuple[str, bool]] = []
+        self.per_page = 18
+
+    def _layout(self, ctx: Context) -> None:
+        width = max(ctx.caps.width, 80) - 4
+        per_page = max(ctx.caps.height, 24) - 5
+        if width != self.width or per_page != self.per_page or not self.lines:
+            first_line = self.page * self.per_page
+            self.width = width
+            self.per_page = per_page
+            self.lines = build_lines(min(width, 96))
+            self.page = min(first_line // per_page, self.pages - 1)
+
+    @property
+    def pages(self) -> int:
+        return max((len(self.lines) + self.per_page - 1) // self.per_page, 1)
+
+    def section_page(self, index: int) -> int:
+        count = -1
+        for i, (_, heading) in enumerate(self.lines):
+            if heading:
+                count += 1
+                if count == index:
+                    return i // self.per_page
+        return self.page
+
+    async def on_enter(self, ctx: Context) -> None:
+        self._layout(ctx)
+
+    async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
+        self._layout(ctx)
+        if isinstance(event, Key):
+            if event.name in ("escape",):
+                return Pop()
+            if event.name in ("pgdn", "down", "enter", "right"):
+                return self._turn(1, ctx)
+            if event.name in ("pgup", "up", "left"):
+                return self._turn(-1, ctx)
+            if event.name == "home":
+                self.page = 0
+            elif event.name == "end":
+                self.page = self.pages - 1
+            return None
+        if isinstance(event, Text):
+            ch = event.text[:1].lower()
+            if ch == "q":
+                return Pop()
+            if ch in (" ", "n", "+"):
+                return self._turn(1, ctx)
+            if ch in ("p", "-", "b"):
+                return self._turn(-1, ctx)
+            if ch.isdigit() and 1 <= int(ch) <= len(SECTIONS):
+                self.page = self.section_page(int(ch) - 1)
+        return None
+
+    def _turn(self, step: int, ctx: Context) -> Transition | None:
+        target = self.page + step
+        if target < 0:
+            ctx.status("This is the first page.")
+        elif target >= self.pages:
+            ctx.status("That was the last page. Q returns to the menu.")
+        else:
+            self.page = target
+        return None
+
+    def render(self, canvas: Canvas, ctx: Context) -> None:
+        self._layout(ctx)
+        draw_chrome(canvas, ctx, self.title, self.key_help)
+        start = self.page * self.per_page
+        for i, (line, heading) in enumerate(self.lines[start : start + self.per_page]):
+            style = HEADING_STYLE if heading else BODY_STYLE
+            canvas.put(2, 2 + i, clip_text(line, canvas.width - 4), style)
+        sections = "  ".join(f"{i}) {t}" for i, (t, _) in enumerate(SECTIONS, 1))
+        foot = f"Page {self.page + 1} of {self.pages}   {sections}"
+        canvas.put(2, canvas.height - 3, clip_text(foot, canvas.width - 4), FOOT_STYLE)

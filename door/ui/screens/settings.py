@@ -1,0 +1,139 @@
+"""Your settings: character set, colour, sound and password (all remembered)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from door.ui.canvas import CYAN, Canvas, Style
+from door.ui.screen import HEADING_STYLE, Context, Pop, Screen, Transition, draw_chrome
+from door.ui.terminal import InputEvent, Key
+from door.ui.widgets import LineEditor, Menu, MenuItem
+
+NOTE_STYLE = Style(fg=CYAN)
+CHARSETS = ("auto", "cp437", "utf-8")
+CHARSET_NAMES = {
+    "auto": "automatic",
+    "cp437": "CP437 (BBS terminals: SyncTERM, NetRunner, mTCP)",
+    "utf-8": "UTF-8 (modern terminals, PuTTY, xterm)",
+}
+PASSWORD_PROMPTS = ("Current password: ", "New password: ", "New password again: ")
+
+
+class SettingsScreen(Screen):
+    """A menu of settings; the password change asks old, new, new again."""
+
+    title = "door — Your settings"
+
+    def __init__(self) -> None:
+        self.menu = Menu([])
+        self.phase: Literal["menu", "password"] = "menu"
+        self.fields = [LineEditor(secret=True, max_len=72) for _ in PASSWORD_PROMPTS]
+        self.field = 0
+
+    @property
+    def key_help(self) -> str:  # type: ignore[override]
+        if self.phase == "password":
+            return "Type, then Enter for the next line · Esc cancels the change"
+        return "Press a letter, or arrows and Enter, to change a setting · Q)uit to the menu"
+
+    def _items(self, ctx: Context) -> list[MenuItem]:
+        user = ctx.user
+        if user is None:
+            return [MenuItem("Q", "Back", "quit")]
+        s = user.settings
+        charset = CHARSET_NAMES.get(s.charset, s.charset)
+        if s.charset == "auto":
+            charset += f" (now {ctx.caps.encoding.upper()})"
+        return [
+            MenuItem("C", f"Character set: {charset}", "charset"),
+            MenuItem("O", f"Colour: {'ON' if s.color else 'OFF'}", "color"),
+            MenuItem("S", f"Sound effects: {'ON' if s.sound else 'OFF'}", "sound"),
+            MenuItem("P", "Change your password", "password"),
+            MenuItem("Q", "Back to the main menu", "quit"),
+        ]
+
+    async def on_enter(self, ctx: Context) -> None:
+        self.menu = Menu(self._items(ctx))
+
+    async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
+        if self.phase == "password":
+            return await self._on_password(event, ctx)
+        if isinstance(event, Key) and event.name == "escape":
+            return Pop()
+        item = self.menu.handle(event)
+        if item is None or ctx.user is None:
+            return None
+        accounts = ctx.services.accounts
+        uid = ctx.user.id
+        s = ctx.user.settings
+        if item.action == "quit":
+            return Pop()
+        if item.action == "charset":
+            nxt = CHARSETS[(CHARSETS.index(s.charset) + 1) % len(CHARSETS)]
+            ctx.set_user(await accounts.update_settings(uid, charset=nxt))
+            ctx.status(f"Character set: {CHARSET_NAMES[nxt]}.")
+        elif item.action == "color":
+            ctx.set_user(await accounts.update_settings(uid, color=not s.color))
+            ctx.status(f"Colour is {'ON' if not s.color else 'OFF'}.")
+        elif item.action == "sound":
+            ctx.set_user(await accounts.update_settings(uid, sound=not s.sound))
+            ctx.status(f"Sound effects are {'ON' if not s.sound else 'OFF'}.")
+        elif item.action == "password":
+            self.phase = "password"
+            self.field = 0
+            for f in self.fields:
+                f.clear()
+        selected = self.menu.selected
+        self.menu = Menu(self._items(ctx), selected)
+        return None
+
+    async def _on_password(self, event: InputEvent, ctx: Context) -> Transition | None:
+        editor = self.fields[self.field]
+        result = editor.handle(event)
+        if result == "cancel":
+            self.phase = "menu"
+            ctx.status("Your password is unchanged.")
+            return None
+        if isinstance(event, Key) and event.name == "up" and self.field > 0:
+            self.field -= 1
+            return None
+        if result != "submit":
+            return None
+        if self.field < len(self.fields) - 1:
+            self.field += 1
+            return None
+        old, new, again = (f.text for f in self.fields)
+        if new != again:
+            ctx.status("The two new passwords differ; type the new one twice again.")
+            self.fields[1].clear()
+            self.fields[2].clear()
+            self.field = 1
+            return None
+        if ctx.user is None:
+            return None
+        try:
+            await ctx.services.accounts.change_password(ctx.user.id, old, new)
+        except ValueError as exc:
+            ctx.status(str(exc))
+            self.fields[0].clear()
+            self.field = 0
+            return None
+        self.phase = "menu"
+        ctx.status("Your password is changed.")
+        return None
+
+    def render(self, canvas: Canvas, ctx: Context) -> None:
+        draw_chrome(canvas, ctx, self.title, self.key_help)
+        canvas.put(2, 2, "Settings", HEADING_STYLE)
+        self.menu.render(canvas, 2, 4, min(canvas.width - 4, 74))
+        y = 5 + len(self.menu.items)
+        canvas.put(2, y, "Box lines ┌─┐ and shades ░▒▓ should look like lines and shading;",
+                   NOTE_STYLE)  # fmt: skip
+        canvas.put(2, y + 1, "if they show as other letters, change the character set.",
+                   NOTE_STYLE)  # fmt: skip
+        if self.phase == "password":
+            y += 3
+            canvas.put(2, y, "Change your password", HEADING_STYLE)
+            for i, (prompt, f) in enumerate(zip(PASSWORD_PROMPTS, self.fields, strict=True)):
+                canvas.put(4, y + 1 + i, prompt, HEADING_STYLE)
+                f.render(canvas, 4 + 22, y + 1 + i, 30, focused=i == self.field)
