@@ -62,9 +62,19 @@ async def enter_session(
 
 
 class App:
-    """One door server process. ``start()``, then ``shutdown()``; ``ports`` after start."""
+    """One door server process. ``start()``, then ``shutdown()``; ``ports`` after start.
 
-    def __init__(self, config: Config, *, services: Any | None = None) -> None:
+    ``services`` (built here if not given; then closed on shutdown) and ``runner`` (the
+    session entry point, default ``door.session.run_session``) can be passed in for tests.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        services: Any | None = None,
+        runner: SessionRunner | None = None,
+    ) -> None:
         self.config = config
         self.services = services
         self._own_services = services is None
@@ -80,7 +90,7 @@ class App:
         self.ports: dict[str, int] = {}
         self._servers: list[Any] = []
         self._stopping = asyncio.Event()
-        self._runner: SessionRunner = session_runner()
+        self._runner: SessionRunner = runner or session_runner()
 
     # -- lifecycle ------------------------------------------------------------------------
 

@@ -198,7 +198,7 @@ async def start_telnet(
     settings: TelnetSettings,
     limiter: ConnectionLimiter | None = None,
     guard: LoginGuard | None = None,
-    sessions: set[TelnetTerminal] | None = None,
+    sessions: set[BaseTerminal] | None = None,
 ) -> asyncio.Server:
     """Listen for telnet on ``host:port`` (0 = any free port); returns the asyncio server.
 

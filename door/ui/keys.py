@@ -120,6 +120,7 @@ class KeyDecoder:
         self._bytes = _incremental(encoding)
         self._buf = ""  # an incomplete escape sequence (starts with ESC)
         self._after_cr = False  # swallow the LF or NUL that may follow a CR
+        self._skipping = False  # inside an over-long CSI sequence: drop up to its final byte
 
     @property
     def encoding(self) -> Encoding:
@@ -167,6 +168,14 @@ class KeyDecoder:
         i, n = 0, len(s)
         while i < n:
             ch = s[i]
+            if self._skipping:
+                if "\x20" <= ch <= "\x3f":
+                    i += 1
+                    continue
+                self._skipping = False
+                if "\x40" <= ch <= "\x7e":
+                    i += 1
+                    continue
             if self._after_cr:
                 self._after_cr = False
                 if ch in "\n\x00":
@@ -236,7 +245,8 @@ class KeyDecoder:
         while j < n and "\x20" <= s[j] <= "\x3f":  # parameter and intermediate bytes
             j += 1
             if j - i > _MAX_SEQUENCE:
-                return j - i, None  # runaway sequence: drop what we have
+                self._skipping = True  # runaway sequence: drop it, up to its final byte
+                return j - i, None
         if j >= n:
             return 0, None
         final = s[j]

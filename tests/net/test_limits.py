@@ -1,0 +1,72 @@
+"""Connection limits and failed-login throttling."""
+
+from __future__ import annotations
+
+from door.net.limits import ConnectionLimiter, LoginGuard
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_per_address_limit_refuses_with_a_message() -> None:
+    limiter = ConnectionLimiter(max_total=10, max_per_address=2)
+    assert limiter.try_acquire("1.2.3.4") is None
+    assert limiter.try_acquire("1.2.3.4") is None
+    assert "your address" in (limiter.try_acquire("1.2.3.4") or "")
+    assert limiter.try_acquire("5.6.7.8") is None
+
+
+def test_total_limit_refuses_everyone() -> None:
+    limiter = ConnectionLimiter(max_total=1, max_per_address=5)
+    assert limiter.try_acquire("a") is None
+    assert "full" in (limiter.try_acquire("b") or "")
+
+
+def test_release_frees_the_slot() -> None:
+    limiter = ConnectionLimiter(max_total=1, max_per_address=1)
+    assert limiter.try_acquire("a") is None
+    limiter.release("a")
+    assert limiter.try_acquire("a") is None
+    assert limiter.total == 1
+
+
+def test_delay_grows_with_each_failure_up_to_the_cap() -> None:
+    guard = LoginGuard(base_delay=1.0, max_delay=4.0, clock=FakeClock())
+    delays = [guard.record_failure("x") for _ in range(5)]
+    assert delays == [1.0, 2.0, 4.0, 4.0, 4.0]
+
+
+def test_address_is_blocked_after_ten_failures_in_ten_minutes() -> None:
+    clock = FakeClock()
+    guard = LoginGuard(block_after=10, window=600, clock=clock)
+    for _ in range(9):
+        guard.record_failure("x")
+        clock.now += 10
+    assert guard.blocked_for("x") == 0
+    guard.record_failure("x")
+    assert guard.blocked_for("x") > 0
+    assert guard.blocked_for("y") == 0
+
+
+def test_block_lifts_when_the_failures_age_out() -> None:
+    clock = FakeClock()
+    guard = LoginGuard(block_after=3, window=600, clock=clock)
+    for _ in range(3):
+        guard.record_failure("x")
+    clock.now += 601
+    assert guard.blocked_for("x") == 0
+    assert guard.failures("x") == 0
+
+
+def test_failures_spread_beyond_the_window_do_not_block() -> None:
+    clock = FakeClock()
+    guard = LoginGuard(block_after=3, window=600, clock=clock)
+    for _ in range(6):
+        guard.record_failure("x")
+        clock.now += 301
+    assert guard.blocked_for("x") == 0
