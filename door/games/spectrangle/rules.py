@@ -251,6 +251,8 @@ class SpectrangleRules:
             if reason is not None:
                 raise IllegalMoveError(f"{notation.format_move(move)}: {reason}")
             return self._place(state, seat, move)
+        if move.kind not in ("pass", "swap") or (move.kind == "swap" and move.piece is None):
+            raise IllegalMoveError("not a Spectrangle move: place a piece, pass or swap one")
         # Pass and swap are checked by the parser (same rules, same messages).
         notation.parse_move(state, notation.format_move(move))
         if move.kind == "pass":
@@ -373,7 +375,7 @@ class SpectrangleRules:
         )
         remaining = after.active_seats()
         if len({after.team_of(s) for s in remaining}) < 2:
-            return after.evolve(phase="over", turn=None, pending=(), swap_out=None, end=reason)
+            return self._finish(after, reason)
         if after.turn is not None and after.turn in dropped:
             after = after.evolve(turn=after.next_seat(after.turn))
         if after.phase == "start" and not after.pending:
