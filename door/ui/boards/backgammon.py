@@ -1,0 +1,290 @@
+"""The Backgammon board as coloured cells, seen from one player's side (47 × 15).
+
+The viewer's home board is at the bottom: on the right for White, who moves
+counter-clockwise, and on the left for Black, who moves clockwise (the UltraSoft door's
+figure). Points are numbered for the viewer, 1..24; the bar is in the middle and the
+borne-off tray beside the viewer's home board. Each point is three columns wide with
+its checkers stacked from the edge (five shown, then a count); the number row above or
+below a point doubles as the cursor and the highlight for legal destinations, so moving
+the cursor changes only a handful of cells.
+
+Spots are numbered like points: 1..24, ``BAR`` (25) for the bar and ``OFF`` (0) for the
+borne-off tray.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from door.ui.canvas import BLACK, GREEN, RED, WHITE, YELLOW, Canvas, Style
+from door.ui.glyphs import Glyphs
+
+BOARD_WIDTH = 47
+BOARD_HEIGHT = 15
+BAR = 25
+OFF = 0
+STACK = 5  # checkers drawn per point before a count replaces the top one
+
+WHITE_SIDE = "white"
+BLACK_SIDE = "black"
+
+
+@dataclass(frozen=True)
+class BoardPicture:
+    """What to draw. ``mine``/``theirs`` are 25 counts each (points 1..24 from that
+    player's own side, then the bar); ``my_colour`` decides the orientation. ``cursor``
+    is a spot or ``None``; ``lifted`` the spot whose top checker is picked up;
+    ``targets`` the spots that accept it; ``marks`` spots to flag (the last move)."""
+
+    mine: Sequence[int]
+    theirs: Sequence[int]
+    my_colour: str = WHITE_SIDE
+    cursor: int | None = None
+    lifted: int | None = None
+    targets: frozenset[int] = field(default_factory=frozenset)
+    marks: frozenset[int] = field(default_factory=frozenset)
+    dice: tuple[int, ...] = ()
+    dice_used: tuple[bool, ...] = ()
+    dice_mine: bool = True
+
+
+# --- geometry ---------------------------------------------------------------------------
+
+
+def board_x0(my_colour: str) -> int:
+    """Column offset of the playing area (the tray sits left of it for Black)."""
+    return 0 if my_colour == WHITE_SIDE else 4
+
+
+def tray_x0(my_colour: str) -> int:
+    """Column of the tray's left border."""
+    return 42 if my_colour == WHITE_SIDE else 0
+
+
+def point_column(point: int, my_colour: str) -> tuple[int, bool]:
+    """(visual column 0..11 from the left, is on the top row) of the viewer's ``point``."""
+    if not 1 <= point <= 24:
+        raise ValueError(f"no point {point}")
+    top = point >= 13
+    if my_colour == WHITE_SIDE:
+        col = point - 13 if top else 12 - point
+    else:
+        col = 24 - point if top else point - 1
+    return col, top
+
+
+def column_x(col: int, my_colour: str) -> int:
+    """Left column (of three) of visual point column ``col``."""
+    return board_x0(my_colour) + 1 + 3 * col + (5 if col >= 6 else 0)
+
+
+def bar_x(my_colour: str) -> int:
+    """The bar's middle column."""
+    return board_x0(my_colour) + 21
+
+
+def spot_label_cell(spot: int, my_colour: str, top: bool = False) -> tuple[int, int, int]:
+    """(x, y, width) of the label that shows ``spot`` (its number, ``BAR`` or ``OFF``):
+    the cursor and the destination highlight are drawn there."""
+    if spot == BAR:
+        return bar_x(my_colour) - 1, 7, 3
+    if spot == OFF:
+        return tray_x0(my_colour) + 1, 7, 3
+    col, is_top = point_column(spot, my_colour)
+    return column_x(col, my_colour), 0 if is_top else 14, 3
+
+
+def visual_spots(my_colour: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The spots in left-to-right order on the top and the bottom row (the bar and the
+    tray are in both rows), for cursor movement."""
+    top: list[int] = []
+    bottom: list[int] = []
+    for col in range(12):
+        if col == 6:
+            top.append(BAR)
+            bottom.append(BAR)
+        for p in range(1, 25):
+            c, is_top = point_column(p, my_colour)
+            if c == col:
+                (top if is_top else bottom).append(p)
+    if my_colour == WHITE_SIDE:
+        top.append(OFF)
+        bottom.append(OFF)
+    else:
+        top.insert(0, OFF)
+        bottom.insert(0, OFF)
+    return tuple(top), tuple(bottom)
+
+
+def move_cursor(spot: int, direction: str, my_colour: str, top_row: bool) -> tuple[int, bool]:
+    """Where the cursor goes from ``spot`` (on the top row if ``top_row``) moving ``left``,
+    ``right``, ``up`` or ``down``: (new spot, now on the top row)."""
+    top, bottom = visual_spots(my_colour)
+    if 1 <= spot <= 24:
+        top_row = point_column(spot, my_colour)[1]
+    row = top if top_row else bottom
+    i = row.index(spot) if spot in row else 0
+    if direction == "left":
+        return row[max(i - 1, 0)], top_row
+    if direction == "right":
+        return row[min(i + 1, len(row) - 1)], top_row
+    if direction in ("up", "down"):
+        want_top = direction == "up"
+        other = top if want_top else bottom
+        return other[i], want_top
+    return spot, top_row
+
+
+# --- styles -------------------------------------------------------------------------------
+
+FRAME = Style(fg=YELLOW)
+FELT = Style(fg=YELLOW, bg=BLACK)
+LABEL = Style(fg=WHITE)
+CURSOR = Style(fg=BLACK, bg=WHITE)
+TARGET = Style(fg=BLACK, bg=GREEN)
+TARGET_CURSOR = Style(fg=WHITE, bg=GREEN, bold=True, reverse=False, underline=True)
+MARK = Style(fg=YELLOW, bold=True)
+COUNT = Style(fg=YELLOW, bold=True)
+DIE = Style(fg=BLACK, bg=WHITE)
+DIE_USED = Style(fg=WHITE, bold=False)
+
+
+def checker_style(colour: str, colors: int, lifted: bool = False) -> Style:
+    if not colors:
+        return Style(bold=colour == WHITE_SIDE, reverse=lifted, blink=lifted)
+    if colour == WHITE_SIDE:
+        return Style(fg=WHITE, bold=True, reverse=lifted)
+    return Style(fg=RED, bold=False, reverse=lifted)
+
+
+def checker_glyph(colour: str, glyphs: Glyphs, colors: int) -> str:
+    """White and black checkers differ in colour; without colour, in shape too."""
+    return glyphs.checker_white if colour == WHITE_SIDE else glyphs.checker_black
+
+
+def other_colour(colour: str) -> str:
+    return BLACK_SIDE if colour == WHITE_SIDE else WHITE_SIDE
+
+
+# --- drawing ------------------------------------------------------------------------------
+
+
+def _draw_frame(canvas: Canvas, x: int, y: int, pic: BoardPicture, g: Glyphs) -> None:
+    bx = x + board_x0(pic.my_colour)
+    tx = x + tray_x0(pic.my_colour)
+    # Outer frame of the playing area and the bar, double lines like a wooden board.
+    canvas.put(bx, y + 1, g.d_top_left + g.dh_line * 18 + g.d_tee_down, FRAME)
+    canvas.put(bx + 20, y + 1, g.dh_line * 3, FRAME)
+    canvas.put(bx + 23, y + 1, g.d_tee_down + g.dh_line * 18 + g.d_top_right, FRAME)
+    canvas.put(bx, y + 13, g.d_bottom_left + g.dh_line * 18 + g.d_tee_up, FRAME)
+    canvas.put(bx + 20, y + 13, g.dh_line * 3, FRAME)
+    canvas.put(bx + 23, y + 13, g.d_tee_up + g.dh_line * 18 + g.d_bottom_right, FRAME)
+    for row in range(2, 13):
+        for cx in (bx, bx + 19, bx + 23, bx + 42):
+            canvas.put(cx, y + row, g.dv_line, FRAME)
+    # The tray: a single-line box sharing the board's edge.
+    if pic.my_colour == WHITE_SIDE:
+        canvas.put(tx + 1, y + 1, g.h_line * 3 + g.top_right, FRAME)
+        canvas.put(tx + 1, y + 13, g.h_line * 3 + g.bottom_right, FRAME)
+        edge = tx + 4
+    else:
+        canvas.put(tx, y + 1, g.top_left + g.h_line * 3, FRAME)
+        canvas.put(tx, y + 13, g.bottom_left + g.h_line * 3, FRAME)
+        edge = tx
+    for row in range(2, 13):
+        canvas.put(edge, y + row, g.v_line, FRAME)
+    canvas.put(tx + 1, y + 7, "OFF", LABEL)
+    canvas.put(x + bar_x(pic.my_colour) - 1, y + 7, "BAR", LABEL)
+
+
+def _point_body(canvas: Canvas, cx: int, y: int, top: bool, col: int, g: Glyphs,
+                colors: int) -> None:
+    """The empty point: a shaded spike in alternating colours, tip towards the middle."""
+    style = Style(fg=RED if col % 2 == 0 else WHITE, bold=False) if colors else Style()
+    for i in range(STACK):
+        ry = y + 2 + i if top else y + 12 - i
+        ch = g.shade_light if i < STACK - 1 else (g.point_down if top else g.point_up)
+        canvas.put(cx, ry, ch, style)
+
+
+def _stack(canvas: Canvas, cx: int, y: int, top: bool, count: int, colour: str, g: Glyphs,
+           colors: int, lifted: bool) -> None:
+    glyph = checker_glyph(colour, g, colors)
+    shown = min(count, STACK)
+    for i in range(shown):
+        ry = y + 2 + i if top else y + 12 - i
+        is_top_checker = i == shown - 1
+        if count > STACK and is_top_checker:
+            canvas.put(cx - (1 if count >= 10 else 0), ry, str(count), COUNT)
+            if lifted:
+                canvas.put(cx + 1, ry, glyph, checker_style(colour, colors, True))
+            continue
+        canvas.put(cx, ry, glyph, checker_style(colour, colors, lifted and is_top_checker))
+
+
+def draw_board(canvas: Canvas, x: int, y: int, pic: BoardPicture, glyphs: Glyphs,
+               colors: int) -> None:
+    """Draw the board with its top-left corner at (``x``, ``y``)."""
+    g = glyphs
+    mine_c = pic.my_colour
+    theirs_c = other_colour(mine_c)
+    _draw_frame(canvas, x, y, pic, g)
+    # Points: number labels, the spike, the checkers.
+    for p in range(1, 25):
+        col, top = point_column(p, mine_c)
+        px = x + column_x(col, mine_c)
+        label = f"{p:^3}" if p < 10 else f" {p}"
+        canvas.put(px, y + (0 if top else 14), label, LABEL)
+        _point_body(canvas, px + 1, y, top, col, g, colors)
+        n_mine = pic.mine[p - 1]
+        n_theirs = pic.theirs[24 - p]
+        if n_mine:
+            _stack(canvas, px + 1, y, top, n_mine, mine_c, g, colors, pic.lifted == p)
+        elif n_theirs:
+            _stack(canvas, px + 1, y, top, n_theirs, theirs_c, g, colors, False)
+    # The bar: the opponent's checkers in the top half, the viewer's in the bottom half,
+    # each stacked from the middle outwards.
+    bx = x + bar_x(mine_c)
+    for count, colour, top, lifted in (
+        (pic.theirs[24], theirs_c, True, False),
+        (pic.mine[24], mine_c, False, pic.lifted == BAR),
+    ):
+        glyph = checker_glyph(colour, g, colors)
+        shown = min(count, STACK)
+        for i in range(shown):
+            ry = y + 6 - i if top else y + 8 + i
+            if count > STACK and i == shown - 1:
+                canvas.put(bx - (1 if count >= 10 else 0), ry, str(count), COUNT)
+            else:
+                canvas.put(bx, ry, glyph, checker_style(colour, colors, lifted and i == shown - 1))
+    # The tray: borne-off checkers, three to a row, the viewer's in the bottom half.
+    tx = x + tray_x0(mine_c) + 1
+    for off, colour, top in (
+        (15 - sum(pic.theirs), theirs_c, True),
+        (15 - sum(pic.mine), mine_c, False),
+    ):
+        glyph = checker_glyph(colour, g, colors)
+        for i in range(off):
+            row, c = divmod(i, 3)
+            ry = y + 2 + row if top else y + 12 - row
+            canvas.put(tx + c, ry, glyph, checker_style(colour, colors))
+    # Dice on the middle row, on the half of the player who rolled.
+    if pic.dice:
+        parts = [f"[{d}]" for d in pic.dice]
+        half_x = x + board_x0(mine_c) + (24 if pic.dice_mine else 1)
+        dx = half_x + (18 - 4 * len(parts)) // 2
+        for i, part in enumerate(parts):
+            used = i < len(pic.dice_used) and pic.dice_used[i]
+            canvas.put(dx + 4 * i, y + 7, part, DIE_USED if used else DIE)
+    # Marks (the last move), then targets and the cursor on the labels.
+    for spot in pic.marks:
+        lx, ly, w = spot_label_cell(spot, mine_c)
+        canvas.restyle(x + lx, y + ly, w, MARK)
+    for spot in pic.targets:
+        lx, ly, w = spot_label_cell(spot, mine_c)
+        canvas.restyle(x + lx, y + ly, w, TARGET)
+    if pic.cursor is not None:
+        lx, ly, w = spot_label_cell(pic.cursor, mine_c)
+        style = TARGET_CURSOR if pic.cursor in pic.targets else CURSOR
+        canvas.restyle(x + lx, y + ly, w, style)
