@@ -1,10 +1,121 @@
-"""``door rules backgammon``: placeholder until the rules module lands."""
+"""``door rules backgammon``: legal plays and boards for gnubg Position IDs.
+
+- ``moves --position-id ID --dice D1 D2``: every legal play of the player on roll, one a
+  line, ``<play in gnubg notation><TAB><resulting Position ID>``. ``ID`` is from the view
+  of the player on roll; the resulting ID from the view of the player who moves next. No
+  legal play: nothing is printed.
+- ``moves --batch``: lines ``POSITION_ID D1 D2`` on standard input; each is answered by its
+  lines as above and one blank line (so a position without a legal play gets a lone blank
+  line). An unreadable line is answered ``error: <reason>`` and a blank line; the exit
+  status is then 1.
+- ``show --position-id ID [--match-id ID]``: an ASCII board.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import argparse
+import sys
+from typing import Any, TextIO
+
+
+def _move_lines(position_id: str, d1: int, d2: int) -> list[str]:
+    from door.games.backgammon.ids import decode_position, encode_position
+    from door.games.backgammon.movegen import legal_plays
+    from door.games.backgammon.notation import format_play
+
+    for d in (d1, d2):
+        if not 1 <= d <= 6:
+            raise ValueError(f"a die shows 1 to 6, not {d}")
+    me, opp = decode_position(position_id)
+    return [
+        f"{format_play(play)}\t{encode_position(opp_after, me_after)}"
+        for play, me_after, opp_after in legal_plays(me, opp, d1, d2)
+    ]
+
+
+def _parse_batch_line(line: str) -> tuple[str, int, int]:
+    parts = line.split()
+    if len(parts) != 3:
+        raise ValueError(f"expected 'POSITION_ID D1 D2', got {line.strip()[:60]!r}")
+    try:
+        d1, d2 = int(parts[1]), int(parts[2])
+    except ValueError:
+        raise ValueError(f"the dice must be numbers 1-6, got {parts[1]!r} {parts[2]!r}") from None
+    return parts[0], d1, d2
+
+
+def _cmd_moves(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    if args.batch:
+        status = 0
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            try:
+                lines = _move_lines(*_parse_batch_line(line))
+            except ValueError as exc:
+                lines = [f"error: {exc}"]
+                status = 1
+            if lines:
+                out.write("\n".join(lines) + "\n")
+            out.write("\n")
+        out.flush()
+        return status
+    if args.position_id is None or args.dice is None:
+        sys.stderr.write(
+            "door rules backgammon moves: give --position-id ID --dice D1 D2, or --batch\n"
+        )
+        return 2
+    try:
+        lines = _move_lines(args.position_id, args.dice[0], args.dice[1])
+    except ValueError as exc:
+        sys.stderr.write(f"door rules backgammon moves: {exc}\n")
+        return 2
+    for text in lines:
+        out.write(text + "\n")
+    return 0
+
+
+def _cmd_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    from door.games.backgammon.board_text import render
+    from door.games.backgammon.ids import MatchKey, decode_match, decode_position
+
+    out = out or sys.stdout
+    try:
+        me, opp = decode_position(args.position_id)
+        key: MatchKey | None = decode_match(args.match_id) if args.match_id else None
+    except ValueError as exc:
+        sys.stderr.write(f"door rules backgammon show: {exc}\n")
+        return 2
+    if key is not None:
+        out.write(f" Match ID: {args.match_id}\n")
+    out.write(render(me, opp, key, position_id=args.position_id))
+    return 0
 
 
 def register(games: Any) -> None:
-    parser = games.add_parser("backgammon", help="(not yet available)")
-    parser.set_defaults(func=lambda args: 2)
+    """Add ``backgammon`` with its ``moves`` and ``show`` sub-commands."""
+    parser = games.add_parser(
+        "backgammon", help="legal plays and boards for gnubg Position IDs"
+    )
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    sub.required = True
+
+    moves = sub.add_parser(
+        "moves",
+        help="every legal play: <play><TAB><resulting Position ID>",
+        description="Every legal play of the player on roll, one a line.",
+    )
+    moves.add_argument("--position-id", help="gnubg Position ID (player on roll's view)")
+    moves.add_argument("--dice", nargs=2, type=int, metavar=("D1", "D2"))
+    moves.add_argument(
+        "--batch",
+        action="store_true",
+        help="read 'POSITION_ID D1 D2' lines from standard input",
+    )
+    moves.set_defaults(func=_cmd_moves)
+
+    show = sub.add_parser("show", help="print an ASCII board")
+    show.add_argument("--position-id", required=True, help="gnubg Position ID")
+    show.add_argument("--match-id", default=None, help="gnubg Match ID")
+    show.set_defaults(func=_cmd_show)

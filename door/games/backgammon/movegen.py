@@ -1,0 +1,173 @@
+"""Legal checker plays: every distinct play of a roll, de-duplicated by resulting position.
+
+Everything here works from the mover's side: ``me`` and ``opp`` are 25-entry sides
+(``position.Side``), each counted from its owner's side. A *step* moves one checker by one
+die: ``(src, dst, die, hit)`` with points 1..24 of the mover, ``src`` 25 for the bar and
+``dst`` 0 for borne off. A *play* is the tuple of steps of one turn.
+
+The rules applied: checkers on the bar enter first; a point held by two or more opposing
+checkers is closed; bearing off only with every checker home, a die higher than the
+highest occupied point bearing off from that point; as many dice as possible must be used
+(four with doubles), and when only one die of a non-double can be used, the larger one
+if it can be.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from door.games.backgammon.position import Side
+
+Step = tuple[int, int, int, bool]
+"""One checker moved by one die: ``(src, dst, die, hit)``; src 25 = bar, dst 0 = off."""
+Play = tuple[Step, ...]
+PlayResult = tuple[Play, Side, Side]
+"""A play with the mover's and the opponent's sides after it."""
+
+
+def single_steps(me: Side | list[int], opp: Side | list[int], die: int) -> list[Step]:
+    """Every legal single step of one die (from the highest source down)."""
+    if me[24]:
+        dst = 25 - die
+        o = opp[24 - dst]
+        if o < 2:
+            return [(25, dst, die, o == 1)]
+        return []
+    out: list[Step] = []
+    # Bearing off needs every checker home (points 1..6); the bar is empty here.
+    home = not any(me[6:24])
+    highest = 0
+    if home:
+        for i in range(5, -1, -1):
+            if me[i]:
+                highest = i + 1
+                break
+    for src in range(24, 0, -1):
+        if not me[src - 1]:
+            continue
+        dst = src - die
+        if dst > 0:
+            o = opp[24 - dst]
+            if o < 2:
+                out.append((src, dst, die, o == 1))
+        elif home and (dst == 0 or src == highest):
+            out.append((src, 0, die, False))
+    return out
+
+
+def apply_step(me: list[int], opp: list[int], step: Step) -> None:
+    """Make ``step`` on the mutable sides (no legality check)."""
+    src, dst, _die, hit = step
+    me[src - 1] -= 1
+    if dst:
+        me[dst - 1] += 1
+        if hit:
+            opp[24 - dst] -= 1
+            opp[24] += 1
+
+
+def undo_step(me: list[int], opp: list[int], step: Step) -> None:
+    """Take back ``step`` made by :func:`apply_step`."""
+    src, dst, _die, hit = step
+    me[src - 1] += 1
+    if dst:
+        me[dst - 1] -= 1
+        if hit:
+            opp[24 - dst] += 1
+            opp[24] -= 1
+
+
+def play_result(me: Side, opp: Side, play: Iterable[Step]) -> tuple[Side, Side]:
+    """The two sides after ``play`` (steps assumed legal)."""
+    m = list(me)
+    o = list(opp)
+    for step in play:
+        apply_step(m, o, step)
+    return tuple(m), tuple(o)
+
+
+def legal_plays(me: Side, opp: Side, d1: int, d2: int) -> list[PlayResult]:
+    """Every distinct legal play of the roll ``d1``-``d2``, one per resulting position.
+
+    An empty list means the mover has no legal step at all (the turn passes). Each play is
+    one step sequence that reaches its position; others may reach the same one.
+    """
+    m = list(me)
+    o = list(opp)
+    # key (mover's side, bitmask of hit points) -> (steps, depth)
+    found: dict[tuple[tuple[int, ...], int], Play] = {}
+    best = 0
+
+    if d1 == d2:
+        die = d1
+        path: list[Step] = []
+
+        def rec_double(depth: int, max_src: int, hits: int) -> None:
+            nonlocal best
+            if depth < 4:
+                any_step = False
+                for step in single_steps(m, o, die):
+                    src = step[0]
+                    # Steps of one number commute, so taking sources in non-increasing
+                    # order reaches every position while skipping most permutations.
+                    if src > max_src:
+                        continue
+                    any_step = True
+                    apply_step(m, o, step)
+                    path.append(step)
+                    rec_double(depth + 1, src, hits | (1 << step[1]) if step[3] else hits)
+                    path.pop()
+                    undo_step(m, o, step)
+                if any_step:
+                    return
+            if depth < best:
+                return
+            if depth > best:
+                best = depth
+                found.clear()
+            key = (tuple(m), hits)
+            if key not in found:
+                found[key] = tuple(path)
+
+        rec_double(0, 25, 0)
+    else:
+        big = max(d1, d2)
+        for first, second in ((d1, d2), (d2, d1)):
+            steps1 = single_steps(m, o, first)
+            for s1 in steps1:
+                apply_step(m, o, s1)
+                h1 = 1 << s1[1] if s1[3] else 0
+                steps2 = single_steps(m, o, second)
+                for s2 in steps2:
+                    apply_step(m, o, s2)
+                    if best < 2:
+                        best = 2
+                        found.clear()
+                    key = (tuple(m), h1 | (1 << s2[1]) if s2[3] else h1)
+                    if key not in found:
+                        found[key] = (s1, s2)
+                    undo_step(m, o, s2)
+                if not steps2 and best <= 1:
+                    best = 1
+                    key = (tuple(m), h1)
+                    old = found.get(key)
+                    # The same position by either die counts as played with the larger.
+                    if old is None or (first == big and old[0][2] != big):
+                        found[key] = (s1,)
+                undo_step(m, o, s1)
+        # Only one die can be used: it must be the larger one when that is possible.
+        if best == 1 and any(play[0][2] == big for play in found.values()):
+            found = {k: p for k, p in found.items() if p[0][2] == big}
+    if best == 0:
+        return []
+    out: list[PlayResult] = []
+    for play in found.values():
+        mm, oo = play_result(me, opp, play)
+        out.append((play, mm, oo))
+    return out
+
+
+def max_dice(me: Side, opp: Side, d1: int, d2: int) -> int:
+    """How many dice the mover must use with this roll (0 when he cannot move)."""
+    plays = legal_plays(me, opp, d1, d2)
+    return len(plays[0][0]) if plays else 0

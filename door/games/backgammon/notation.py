@@ -1,0 +1,153 @@
+"""gnubg move notation: ``24/18 13/11``, ``8/5*/4``, ``bar/22``, ``6/off``, ``13/7(2)``.
+
+:func:`format_play` writes a play the way gnubg does: moves sorted from the highest
+starting point down (higher destination first on ties), consecutive moves of one checker
+chained with the intermediate point written only where it hit, ``*`` after a point where
+a blot was hit, ``(n)`` for n identical moves.
+
+:func:`parse_text` reads the notation into checker moves (it accepts ``-`` as well as
+``/``, ``b`` for ``bar``, ``o`` for ``off``, any case, commas or spaces between moves);
+matching them against the legal plays is the rules' job (``rules.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from door.games.backgammon.movegen import Step
+from door.games.base import InvalidMoveError
+
+BAR_POINT = 25
+OFF_POINT = 0
+
+
+def point_name(p: int) -> str:
+    """``bar`` for 25, ``off`` for 0, else the number."""
+    if p == BAR_POINT:
+        return "bar"
+    if p == OFF_POINT:
+        return "off"
+    return str(p)
+
+
+def format_play(steps: tuple[Step, ...] | list[Step]) -> str:
+    """The gnubg notation of a play given as its steps (empty play: ``""``)."""
+    moves = sorted(((s[0], s[1], s[3]) for s in steps), key=lambda m: (-m[0], -m[1]))
+    # Each chain: list of points [src, ..., dst] and the set of points where it hit.
+    chains: list[tuple[list[int], set[int]]] = []
+    used = [False] * len(moves)
+    for i, (src, dst, hit) in enumerate(moves):
+        if used[i]:
+            continue
+        used[i] = True
+        pts = [src, dst]
+        hits = {dst} if hit else set()
+        for j in range(i + 1, len(moves)):
+            if used[j] or pts[-1] == OFF_POINT:
+                continue
+            s2, d2, h2 = moves[j]
+            if s2 == pts[-1]:
+                used[j] = True
+                if pts[-1] not in hits:
+                    pts.pop()  # no hit there: the intermediate point is not written
+                pts.append(d2)
+                if h2:
+                    hits.add(d2)
+        chains.append((pts, hits))
+    # Group identical chains: "13/11(2)".
+    groups: list[tuple[list[int], set[int], int]] = []
+    for pts, hits in chains:
+        for k, (gp, gh, n) in enumerate(groups):
+            if gp == pts:
+                groups[k] = (gp, gh | hits, n + 1)
+                break
+        else:
+            groups.append((pts, set(hits), 1))
+    parts = []
+    for pts, hits, n in groups:
+        text = point_name(pts[0])
+        for p in pts[1:]:
+            text += "/" + point_name(p) + ("*" if p in hits else "")
+        if n > 1:
+            text += f"({n})"
+        parts.append(text)
+    return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class WrittenMove:
+    """One ``from/to`` hop as written, with ``*`` if the writer marked a hit at ``to``."""
+
+    src: int
+    dst: int
+    starred: bool
+
+
+_TOKEN = re.compile(r"^(?P<chain>[0-9a-z/*\-]+?)(?:\((?P<n>[0-9]+)\))?$")
+
+
+def _read_point(word: str, text: str) -> int:
+    w = word.lower()
+    if w in ("bar", "b"):
+        return BAR_POINT
+    if w in ("off", "o"):
+        return OFF_POINT
+    if w.isdigit():
+        n = int(w)
+        if 1 <= n <= 25:
+            return n
+        raise InvalidMoveError(f"there is no point {n}: points go from 1 to 24 ({text!r})")
+    raise InvalidMoveError(
+        f"{word!r} is not a point: write numbers 1-24, bar or off, e.g. 24/18 13/11"
+    )
+
+
+def parse_text(text: str) -> list[WrittenMove]:
+    """Read checker-play notation into hops (chains split, ``(n)`` expanded).
+
+    ``InvalidMoveError`` when it cannot be read; legality is not checked here.
+    """
+    cleaned = text.strip().lower().replace(",", " ")
+    if not cleaned:
+        raise InvalidMoveError("no move given: write a play such as 24/18 13/11")
+    out: list[WrittenMove] = []
+    for token in cleaned.split():
+        m = _TOKEN.match(token)
+        if not m:
+            raise InvalidMoveError(
+                f"cannot read {token!r}: write moves as from/to, e.g. 24/18, bar/22, 6/off"
+            )
+        chain = m.group("chain").replace("-", "/")
+        count = int(m.group("n")) if m.group("n") else 1
+        if not 1 <= count <= 4:
+            raise InvalidMoveError(f"{token!r}: a move can be repeated 1 to 4 times")
+        words = chain.split("/")
+        if len(words) < 2 or any(not w for w in words):
+            raise InvalidMoveError(
+                f"cannot read {token!r}: write moves as from/to, e.g. 24/18, bar/22, 6/off"
+            )
+        points: list[tuple[int, bool]] = []
+        for k, w in enumerate(words):
+            star = w.endswith("*")
+            core = w.rstrip("*")
+            if k == 0 and star:
+                raise InvalidMoveError(f"{token!r}: a hit (*) is marked where a checker lands")
+            points.append((_read_point(core, text), star))
+        for k in range(len(points) - 1):
+            src = points[k][0]
+            dst, star = points[k + 1]
+            if k == 0 and src == OFF_POINT:
+                raise InvalidMoveError(f"{token!r}: a checker cannot move from off the board")
+            if k > 0 and src in (OFF_POINT, BAR_POINT):
+                raise InvalidMoveError(f"{token!r}: bar and off can only start or end a move")
+            if dst == BAR_POINT:
+                raise InvalidMoveError(f"{token!r}: a checker cannot move onto the bar")
+            if dst >= src:
+                raise InvalidMoveError(
+                    f"{token!r}: checkers move from higher points to lower ones (24 towards 1)"
+                )
+        for _ in range(count):
+            for k in range(len(points) - 1):
+                out.append(WrittenMove(points[k][0], points[k + 1][0], points[k + 1][1]))
+    return out
