@@ -18,6 +18,7 @@ Everything written is encoded exactly as a real transport would (CP437 or UTF-8,
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 import pyte
@@ -157,10 +158,8 @@ class FakeTerminal:
                     "session did not settle; screen:\n" + "\n".join(self.display())
                 )
             self._changed.clear()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), min(remaining, 0.05))
-            except TimeoutError:
-                pass
 
     async def wait_for(self, text: str, timeout: float = 5.0) -> None:
         """Wait until ``text`` is visible on the screen."""
@@ -173,10 +172,8 @@ class FakeTerminal:
                     f"{text!r} never appeared; screen:\n" + "\n".join(self.display())
                 )
             self._changed.clear()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), min(remaining, 0.05))
-            except TimeoutError:
-                pass
 
     # --- reading ------------------------------------------------------------------------
     def display(self) -> list[str]:
