@@ -6,7 +6,7 @@ All pure functions of the state. Whether a table allows the aids is the service'
 from __future__ import annotations
 
 from door.games.spectrangle.board import Field, fields
-from door.games.spectrangle.moves import Move, placements, scored_moves, why_illegal
+from door.games.spectrangle.moves import Move, placements, scored_moves
 from door.games.spectrangle.pieces import Piece, entry_for, piece, pieces
 from door.games.spectrangle.state import SpectrangleState
 
@@ -59,14 +59,12 @@ def accepting_fields(
     result: dict[int, int] = {}
     if state.turn is None or piece_index not in state.hands[state.turn]:
         return result
-    legal = {
-        (m.field, m.piece, m.sides): score
-        for m, score in placements(state)
-        if m.piece == piece_index
-    }
+    legal = {(m.field, m.sides): score for m, score in placements(state) if m.piece == piece_index}
+    code = piece(piece_index).code
     for f in fields():
-        sides = entry_for(piece(piece_index).code, f.up, rotation, mirror)
-        score = legal.get((f.index, piece_index, sides))
-        if score is not None and why_illegal(state, piece_index, f.index, rotation, mirror) is None:
+        # Compare by the colours it would show, so a "mirrored" two-colour piece (only a
+        # rotation) is treated exactly as the notation treats it.
+        score = legal.get((f.index, entry_for(code, f.up, rotation, mirror)))
+        if score is not None:
             result[f.index] = score
     return result

@@ -69,3 +69,12 @@ def test_accepting_fields_on_an_empty_board_are_the_plain_fields() -> None:
     s = R.from_id(f"{EMPTY_BOARD} RRR6,GGB5,YBP3,BRP2|YYB5,PPY5,RGY3,WWW1 0,0 0 28")
     fits = accepting_fields(s, p("RRR6"), 0)
     assert len(fits) == 27 and set(fits.values()) == {6}
+
+
+def test_accepting_fields_respects_the_tables_mirror_setting() -> None:
+    s = R.from_id(AFTER_TWO, {"mirror": False})
+    # YBP3 turned over fits field 10 with mirroring on only.
+    assert accepting_fields(R.from_id(AFTER_TWO), p("YBP3"), 2, True) == {10: 6}
+    assert accepting_fields(s, p("YBP3"), 2, True) == {}
+    # A two-colour piece "turned over" is only a rotation: still accepted.
+    assert accepting_fields(s, p("BBY4"), 0, True) == accepting_fields(s, p("BBY4"), 2)
