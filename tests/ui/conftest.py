@@ -138,3 +138,14 @@ async def start_session(services: Services) -> AsyncIterator[StartSession]:
 def plain(user: User) -> User:
     """``user`` with default settings (for tests that do not care)."""
     return replace(user)
+
+
+async def started_game(
+    services: Services, creator: User, other: User, kind: str = "backgammon"
+) -> Any:
+    """A game of ``kind`` between two users, begun and joined (so it is active)."""
+    from door.services.games import SeatSpec
+
+    seats = [SeatSpec("me"), SeatSpec("user", other.name)]
+    info = await services.games.begin(creator.id, kind, {}, seats)
+    return await services.games.join(info.id, other.id)

@@ -152,12 +152,14 @@ class MainMenu(Screen):
         moves = int(getattr(s, "moves_against_you", 0))
         if not moves and not finished and not waiting:
             return ["Since your last visit: nothing new. Why not B)egin a game?"]
-        line = (
-            f"Since your last visit: {plural(moves, 'move')} against you, "
-            f"{plural(len(finished), 'game')} finished, "
-            f"{plural(waiting, 'game')} waiting for your move."
-        )
-        lines = [line]
+        parts = []
+        if moves:
+            parts.append(f"{plural(moves, 'move')} made against you")
+        if finished:
+            parts.append(f"{plural(len(finished), 'game')} finished")
+        if waiting:
+            parts.append(f"{plural(waiting, 'game')} waiting for your move")
+        lines = ["Since your last visit: " + " · ".join(parts) + "."]
         for info in finished[:2]:
             outcome = getattr(info, "outcome", None)
             detail = clean(getattr(outcome, "detail", "") or "") if outcome else ""
