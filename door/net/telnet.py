@@ -65,6 +65,7 @@ class TelnetTerminal(BaseTerminal):
 
     async def _receive(self) -> bytes | Resize | None:
         data = await self._reader.read(4096)
+        self._writer.protocol.resume_if_drained()
         return bytes(data) if data else None
 
     def _send(self, data: bytes) -> None:
@@ -126,6 +127,8 @@ class DoorTelnetServer(telnetlib3.TelnetServer):
         self.door_terminal: TelnetTerminal | None = None
         self._address: str | None = None
         self._refused = False
+        self._max_buffer = int(kwargs.get("limit") or 65536)
+        self._paused = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         peer = transport.get_extra_info("peername") or ("?", 0)
@@ -160,6 +163,28 @@ class DoorTelnetServer(telnetlib3.TelnetServer):
             log.exception("bad telnet input from %s; closing", self._address)
             if self._transport is not None:
                 self._transport.close()
+            return
+        # telnetlib3's reader buffers without bound: stop reading the socket while the
+        # session is this far behind (the kernel and TCP flow control hold the rest).
+        if (
+            not self._paused
+            and self._transport is not None
+            and self.reader is not None
+            and len(self.reader._buffer) > self._max_buffer
+        ):
+            self._transport.pause_reading()
+            self._paused = True
+
+    def resume_if_drained(self) -> None:
+        """Start reading the socket again once the session has caught up."""
+        if (
+            self._paused
+            and self._transport is not None
+            and self.reader is not None
+            and len(self.reader._buffer) <= self._max_buffer
+        ):
+            self._paused = False
+            self._transport.resume_reading()
 
     def eof_received(self) -> None:
         if not self._refused:
