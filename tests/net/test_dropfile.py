@@ -140,7 +140,7 @@ def test_empty_file_has_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_unknown_content_is_refused_by_name() -> None:
-    with pytest.raises(DropFileError, match="not DOOR32.SYS"):
+    with pytest.raises(DropFileError, match=r"not DOOR32\.SYS"):
         parse_dropfile("hello\nworld\n", "notes.txt")
 
 

@@ -286,7 +286,7 @@ async def test_fuzz_random_bytes_never_break_the_server(
     port = await fuzz_port(telnet_server)
     bystander_r, bystander_w = await tl3_client(port)
     await expect(bystander_r, "READY")
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    _, writer = await asyncio.open_connection("127.0.0.1", port)
     for chunk in junk:
         writer.write(chunk)
         await writer.drain()
