@@ -1,0 +1,251 @@
+"""What the two game screens share: names, deadlines, the replayed log, and a base class
+that loads a game, sends moves and follows notices.
+
+The helpers are pure; :class:`GameScreenBase` is the one async piece (it talks to
+``ctx.services.games``), kept here so both game screens behave the same way: a stale
+version is shown as "the game changed, here it is again", a refused move as the rules'
+own message, and a notice about the game reloads it and says who moved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from door.games.base import GameRules
+from door.ui.screen import Context, Screen, Transition, clean
+
+if TYPE_CHECKING:
+    from door.services.games import GameEvent, GameInfo, GameSnapshot
+    from door.services.notify import Notice
+
+AnyRules = GameRules[Any, Any, Any]
+
+
+def seat_name(info: GameInfo, seat: int, limit: int = 16) -> str:
+    """The player in ``seat`` as people should see it (control characters removed)."""
+    for s in info.seats:
+        if s.seat == seat:
+            if s.name:
+                return clean(s.name, limit)
+            return "(open seat)" if s.kind == "open" else f"seat {seat + 1}"
+    return f"seat {seat + 1}"
+
+
+def deadline_text(deadline: datetime | None, now: datetime) -> str:
+    """How long the player to move has left: ``"2d 4h left"``, ``"35m left"``,
+    ``"overdue"``, or ``""`` when there is no deadline."""
+    if deadline is None:
+        return ""
+    left = (deadline - now).total_seconds()
+    if left <= 0:
+        return "overdue"
+    minutes = int(left // 60)
+    days, rem = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rem, 60)
+    if days:
+        return f"{days}d {hours}h left"
+    if hours:
+        return f"{hours}h {mins}m left"
+    return f"{mins}m left"
+
+
+@dataclass(frozen=True)
+class LoggedMove:
+    """One move of the log, with the states around it (for V)iew and replays)."""
+
+    seq: int
+    seat: int | None
+    text: str
+    before: Any
+    after: Any
+
+
+def replay_log(rules: AnyRules, info: GameInfo, events: list[GameEvent]) -> list[LoggedMove]:
+    """Replay the whole log from a new game and return every move with the state before
+    and after it (chance events and timeouts are folded into the states)."""
+    from door.services.games import apply_logged_event
+
+    state = rules.new_game(len(info.seats), info.options)
+    moves: list[LoggedMove] = []
+    for ev in events:
+        before = state
+        state = apply_logged_event(rules, state, ev.kind, ev.seat, ev.payload)
+        if ev.kind == "move":
+            text = str(ev.payload.get("move", ""))
+            moves.append(LoggedMove(ev.seq, ev.seat, text, before, state))
+        elif ev.kind == "system" and ev.payload.get("action") in ("timeout", "forfeit"):
+            word = "ran out of time" if ev.payload.get("action") == "timeout" else "resigned"
+            moves.append(LoggedMove(ev.seq, ev.seat, f"({word})", before, state))
+    return moves
+
+
+def last_turn_of_others(moves: list[LoggedMove], my_seat: int | None) -> list[LoggedMove]:
+    """The moves made since ``my_seat`` last moved (for a spectator: the last player's
+    last run of moves), oldest first."""
+    if not moves:
+        return []
+    if my_seat is None:
+        last_seat = moves[-1].seat
+        out: list[LoggedMove] = []
+        for m in reversed(moves):
+            if m.seat != last_seat:
+                break
+            out.append(m)
+        return list(reversed(out))
+    out = []
+    for m in reversed(moves):
+        if m.seat == my_seat:
+            break
+        out.append(m)
+    return list(reversed(out))
+
+
+class GameScreenBase(Screen):
+    """Loading, moving and notices for a game screen; subclasses draw and handle keys.
+
+    ``watch_game`` tells the session to pass this game's notices (spectators included).
+    """
+
+    kind = ""
+
+    def __init__(self, game_id: int, *, spectator: bool = False, replay: bool = False) -> None:
+        self.game_id = game_id
+        self.spectator = spectator
+        self.replay = replay
+        self.watch_game: int | None = game_id
+        self.snap: GameSnapshot | None = None
+        self.rules: AnyRules | None = None
+        self.notice_line = ""
+
+    # --- what the subclasses ask --------------------------------------------------------
+    @property
+    def state(self) -> Any:
+        return self.snap.state if self.snap is not None else None
+
+    @property
+    def my_seat(self) -> int | None:
+        """The viewer's seat, or ``None`` when watching (spectators have no controls)."""
+        if self.snap is None or self.spectator:
+            return None
+        return self.snap.my_seat
+
+    @property
+    def can_act(self) -> bool:
+        """True when the viewer is the seat to act and the game is running."""
+        if self.snap is None or self.my_seat is None or self.replay:
+            return False
+        info = self.snap.info
+        return info.status == "active" and info.to_act == self.my_seat
+
+    def name_of(self, seat: int, limit: int = 16) -> str:
+        assert self.snap is not None
+        return seat_name(self.snap.info, seat, limit)
+
+    def on_loaded(self, ctx: Context) -> None:
+        """Called after every (re)load: reset cursors, selections, partial moves."""
+
+    # --- loading --------------------------------------------------------------------------
+    async def on_enter(self, ctx: Context) -> None:
+        await self.reload(ctx)
+        assert self.snap is not None
+        snap = self.snap
+        if self.my_seat is not None and snap.last_seen_seq < snap.info.last_seq:
+            others = await self._moves_since(ctx, snap.last_seen_seq)
+            if others:
+                self.notice_line = "Since you last looked: " + self.describe_moves(others)
+            await self._mark_seen(ctx)
+
+    async def reload(self, ctx: Context) -> None:
+        viewer = ctx.user.id if ctx.user is not None else None
+        self.set_snapshot(await ctx.services.games.get(self.game_id, viewer), ctx)
+
+    def set_snapshot(self, snap: GameSnapshot, ctx: Context) -> None:
+        self.snap = snap
+        self.rules = ctx.services.games.rules_for(snap.info.kind)
+        self.title = f"{snap.info.title} #{snap.info.id}"
+        self.on_loaded(ctx)
+
+    async def _mark_seen(self, ctx: Context) -> None:
+        if self.snap is not None and ctx.user is not None and self.my_seat is not None:
+            await ctx.services.games.mark_seen(self.game_id, ctx.user.id, self.snap.info.last_seq)
+
+    async def history(self, ctx: Context) -> list[LoggedMove]:
+        """Every move of the game so far, replayed from the log."""
+        assert self.snap is not None and self.rules is not None
+        events = await ctx.services.games.events(self.game_id, 0)
+        return replay_log(self.rules, self.snap.info, events)
+
+    async def _moves_since(self, ctx: Context, seq: int) -> list[LoggedMove]:
+        moves = await self.history(ctx)
+        return [m for m in moves if m.seq > seq and m.seat != self.my_seat]
+
+    def describe_moves(self, moves: list[LoggedMove]) -> str:
+        """``"Bob: 13/7 8/7; Carol: RGY3@11:1"`` for a status line."""
+        parts: list[str] = []
+        for m in moves[-4:]:
+            who = self.name_of(m.seat, 12) if m.seat is not None else "system"
+            parts.append(f"{who}: {m.text}")
+        return "; ".join(parts)
+
+    # --- acting ---------------------------------------------------------------------------
+    async def send(self, ctx: Context, text: str) -> bool:
+        """Submit ``text`` as this player's move. On success the new snapshot is shown;
+        on a stale version the fresh game is shown with a note; a refused move leaves
+        everything as it was and says why. Returns True if the move was made."""
+        from door.services.games import StaleVersionError
+
+        if self.snap is None or ctx.user is None:
+            return False
+        try:
+            snap = await ctx.services.games.submit(
+                self.game_id, ctx.user.id, text, self.snap.info.version
+            )
+        except StaleVersionError as exc:
+            self.set_snapshot(exc.snapshot, ctx)
+            ctx.status("The game changed while you were looking; here it is again.")
+            return False
+        except ValueError as exc:
+            ctx.status(str(exc))
+            return False
+        self.set_snapshot(snap, ctx)
+        await self._mark_seen(ctx)
+        return True
+
+    async def resign(self, ctx: Context) -> bool:
+        from door.services.games import StaleVersionError
+
+        if self.snap is None or ctx.user is None:
+            return False
+        try:
+            snap = await ctx.services.games.resign(
+                self.game_id, ctx.user.id, self.snap.info.version
+            )
+        except StaleVersionError as exc:
+            self.set_snapshot(exc.snapshot, ctx)
+            ctx.status("The game changed while you were looking; here it is again.")
+            return False
+        except ValueError as exc:
+            ctx.status(str(exc))
+            return False
+        self.set_snapshot(snap, ctx)
+        return True
+
+    # --- notices --------------------------------------------------------------------------
+    async def on_notice(self, notice: Notice, ctx: Context) -> Transition | None:
+        if notice.game_id != self.game_id or self.snap is None:
+            return None
+        if notice.seq <= self.snap.info.last_seq:
+            return None  # our own move, already shown
+        before = self.snap.info.last_seq
+        await self.reload(ctx)
+        moves = await self._moves_since(ctx, before)
+        if moves:
+            ctx.status("Meanwhile " + self.describe_moves(moves))
+            await self._mark_seen(ctx)
+        elif notice.kind == "finished":
+            ctx.status(clean(notice.text))
+        else:
+            ctx.status("The game changed; here it is again.")
+        return None

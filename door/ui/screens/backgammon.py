@@ -1,0 +1,702 @@
+"""The Backgammon game screen: the board from your own side, and moving by cursor or notation.
+
+Keys (the bottom line shows the ones that apply now):
+
+* arrows, or the numeric keypad's digits as with NUM LOCK on (4/6 left/right, 8/2 up/down,
+  7/9/1/3 diagonally, 5 = Enter), move the cursor between the points, the bar and the
+  tray;
+* Enter picks up the top checker under the cursor and Enter drops it on a highlighted
+  point (one die or several); R removes (bears off) the picked-up checker; U takes back
+  the last step of this turn; when the play is complete, Enter or Y sends it, N keeps
+  editing;
+* ``:`` or M opens a line to type the play in notation (``13/7 8/7``, ``bar/22*``), or
+  any action word (``roll``, ``double``, ``take``, ``drop``);
+* R rolls and D doubles at the start of a turn; T takes and D drops a double (B beavers
+  where allowed); A accepts and R rejects a resignation; X resigns the match;
+* V replays the opponent's last turn step by step ("in action"); I shows the gnubg
+  Position ID and Match ID; H asks the computer for hints (when the table allows);
+  Q goes back to the menu.
+
+Spectators see the board from White's side with no controls; ``replay=True`` opens the
+whole game in the step-by-step viewer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from door.games.backgammon import movegen
+from door.games.backgammon.moves import NO_PLAY
+from door.games.backgammon.partial import PartialPlay
+from door.games.backgammon.position import (
+    DECIDE,
+    DOUBLED,
+    MOVING,
+    OVER,
+    RESIGN_WORDS,
+    RESIGNING,
+    BackgammonState,
+    Side,
+    pips,
+)
+from door.games.backgammon.rules import can_double
+from door.ui.boards.backgammon import (
+    BAR,
+    BLACK_SIDE,
+    OFF,
+    WHITE_SIDE,
+    BoardPicture,
+    checker_glyph,
+    checker_style,
+    draw_board,
+    move_cursor,
+    point_column,
+)
+from door.ui.boards.common import GameScreenBase, LoggedMove, deadline_text, last_turn_of_others
+from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
+from door.ui.screen import HEADING_STYLE, Context, Pop, Transition, draw_chrome
+from door.ui.terminal import InputEvent, Key, Resize, Text
+from door.ui.widgets import LineEditor
+
+BOARD_X = 1
+BOARD_Y = 1
+PANEL_X = 50
+INFO_Y = 16  # first line under the board
+
+ARROWS = {"up": "up", "down": "down", "left": "left", "right": "right"}
+KEYPAD = {
+    "8": ("up",),
+    "2": ("down",),
+    "4": ("left",),
+    "6": ("right",),
+    "7": ("up", "left"),
+    "9": ("up", "right"),
+    "1": ("down", "left"),
+    "3": ("down", "right"),
+}
+
+TEXT = Style(fg=WHITE)
+DIM = Style(fg=CYAN)
+GOOD = Style(fg=GREEN, bold=True)
+LOUD = Style(fg=YELLOW, bold=True)
+
+
+def colour_of_seat(seat: int) -> str:
+    """Seat 0 plays White, seat 1 Black."""
+    return WHITE_SIDE if seat == 0 else BLACK_SIDE
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One picture of the step-by-step viewer."""
+
+    caption: str
+    mine: Side
+    theirs: Side
+    dice: tuple[int, ...]
+    dice_mine: bool
+    marks: frozenset[int]
+
+
+class BackgammonScreen(GameScreenBase):
+    """Play (or watch, or replay) one Backgammon match."""
+
+    kind = "backgammon"
+
+    def __init__(self, game_id: int, *, spectator: bool = False, replay: bool = False) -> None:
+        super().__init__(game_id, spectator=spectator, replay=replay)
+        self.title = "Backgammon"
+        self.pp: PartialPlay | None = None
+        self.cursor = 24
+        self.cursor_top = True
+        self.lifted: int | None = None
+        self.targets: frozenset[int] = frozenset()
+        self.mode = "play"  # play | type | confirm | view
+        self.confirm_text = ""
+        self.confirm_question = ""
+        self.confirm_resign = False
+        self.editor = LineEditor(max_len=40)
+        self.show_ids = False
+        self.hints: list[tuple[str, str]] = []
+        self.frames: list[Frame] = []
+        self.frame = 0
+
+    # --- who is who --------------------------------------------------------------------------
+    @property
+    def bg(self) -> BackgammonState:
+        state: BackgammonState = self.state
+        return state
+
+    @property
+    def viewer(self) -> int:
+        """The seat whose side the board is drawn from (White for spectators)."""
+        seat = self.my_seat
+        return seat if seat is not None else 0
+
+    @property
+    def colour(self) -> str:
+        return colour_of_seat(self.viewer)
+
+    def sides(self) -> tuple[Side, Side]:
+        """(viewer's side, other side), including the steps of a play in progress."""
+        state = self.bg
+        if self.pp is not None and self.pp.steps:
+            me, opp = self.pp.sides()
+            return me, opp  # the viewer is the mover while a partial play exists
+        return state.board[self.viewer], state.board[1 - self.viewer]
+
+    def on_loaded(self, ctx: Context) -> None:
+        self.lifted = None
+        self.targets = frozenset()
+        self.hints = []
+        state = self.bg
+        if self.can_act and state.phase == MOVING:
+            self.pp = PartialPlay.start(state)
+            self._cursor_to_first_source()
+        else:
+            self.pp = None
+        if self.mode in ("type", "confirm") and not self.can_act:
+            self.mode = "play"
+        if self.mode == "confirm" and not self.confirm_resign:
+            self.mode = "play"
+
+    def _cursor_to_first_source(self) -> None:
+        if self.pp is None:
+            return
+        sources = sorted({s[0] for s in self.pp.next_steps()}, reverse=True)
+        if sources:
+            self._set_cursor(sources[0])
+
+    def _set_cursor(self, spot: int) -> None:
+        self.cursor = spot
+        if 1 <= spot <= 24:
+            self.cursor_top = point_column(spot, self.colour)[1]
+
+    # --- input --------------------------------------------------------------------------------
+    async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
+        if isinstance(event, Resize) or self.snap is None:
+            return None
+        if self.mode == "type":
+            return await self._on_type(event, ctx)
+        if self.mode == "confirm":
+            return await self._on_confirm(event, ctx)
+        if self.mode == "view":
+            return self._on_view(event)
+        key = event.name if isinstance(event, Key) else ""
+        ch = event.text[:1] if isinstance(event, Text) else ""
+        lower = ch.lower()
+        moves: tuple[str, ...] = ()
+        if key in ARROWS:
+            moves = (ARROWS[key],)
+        elif ch in KEYPAD:
+            moves = KEYPAD[ch]
+        if moves:
+            for direction in moves:
+                self.cursor, self.cursor_top = move_cursor(
+                    self.cursor, direction, self.colour, self.cursor_top
+                )
+            return None
+        if key == "escape" or lower == "q":
+            return Pop()
+        if lower == "v":
+            return await self._start_view(ctx, whole=False)
+        if lower == "i":
+            self.show_ids = not self.show_ids
+            return None
+        if self.my_seat is None:
+            if key == "enter" or ch:
+                ctx.status("You are watching this game: V)iew, I)Ds and Q)uit work here.")
+            return None
+        if lower == "x":
+            if self.snap.info.status != "active":
+                ctx.status("The game is over.")
+                return None
+            self._confirm("", "Resign the whole match? Your opponent wins it. (Y/N)", resign=True)
+            return None
+        if not self.can_act:
+            if key == "enter" or ch:
+                ctx.status(self._waiting_text())
+            return None
+        if ch in (":", "/") or lower == "m":
+            self.mode = "type"
+            self.editor.clear()
+            return None
+        if lower == "h":
+            await self._hint(ctx)
+            return None
+        phase = self.bg.phase
+        if phase == MOVING:
+            return await self._on_moving(key, ch, ctx)
+        if phase == DECIDE:
+            if lower == "r":
+                if await self.send(ctx, "roll"):
+                    ctx.bell()
+                    self._say_roll(ctx)
+                return None
+            if lower == "d":
+                if not can_double(self.bg):
+                    ctx.status("You cannot double now.")
+                    return None
+                self._confirm("double", f"Double the stake to {self.bg.cube * 2}? (Y/N)")
+                return None
+        if phase == DOUBLED:
+            if lower == "t":
+                await self._send_and_say(ctx, "take", "You took the double.")
+                return None
+            if lower == "d":
+                self._confirm("drop", "Drop the double and lose this game? (Y/N)")
+                return None
+            if lower == "b":
+                await self._send_and_say(ctx, "beaver", "Beaver!")
+                return None
+        if phase == RESIGNING:
+            if lower == "a":
+                await self._send_and_say(ctx, "accept", "You accepted the resignation.")
+                return None
+            if lower == "r":
+                await self._send_and_say(ctx, "reject", "You rejected the resignation.")
+                return None
+        if key == "enter" or ch:
+            ctx.status("That key does nothing now; the keys are on the bottom line.")
+        return None
+
+    async def _send_and_say(self, ctx: Context, text: str, said: str) -> None:
+        if await self.send(ctx, text):
+            ctx.status(said)
+
+    def _say_roll(self, ctx: Context) -> None:
+        state = self.bg
+        if state.phase == MOVING and state.dice is not None and self.can_act:
+            d1, d2 = state.dice
+            if self.pp is not None and not self.pp.next_steps():
+                ctx.status(f"You rolled {d1}-{d2}: no move is possible. Enter passes the turn.")
+            else:
+                ctx.status(f"You rolled {d1}-{d2}.")
+
+    def _waiting_text(self) -> str:
+        assert self.snap is not None
+        info = self.snap.info
+        if info.status != "active":
+            return "The game is over. V)iew replays the last turn."
+        if info.to_act is None:
+            return "Waiting for the dice."
+        return f"It is {self.name_of(info.to_act)}'s turn."
+
+    async def _on_moving(self, key: str, ch: str, ctx: Context) -> Transition | None:
+        pp = self.pp
+        if pp is None:
+            return None
+        lower = ch.lower()
+        if not pp.next_steps() and not pp.steps:
+            if key == "enter" or ch == "5":
+                await self._send_and_say(ctx, NO_PLAY, "You could not move; the turn passes.")
+            else:
+                ctx.status("No move is possible with this roll. Enter passes the turn.")
+            return None
+        if key == "enter" or ch == "5":
+            self._enter(ctx)
+            return None
+        if lower == "r":
+            self._bear_off(ctx)
+            return None
+        if lower == "u":
+            self._undo(ctx)
+            return None
+        if ch:
+            ctx.status("That key does nothing now; the keys are on the bottom line.")
+        return None
+
+    def _enter(self, ctx: Context) -> None:
+        pp = self.pp
+        assert pp is not None
+        spot = self.cursor
+        if self.lifted is None:
+            me, _ = pp.sides()
+            count = me[24] if spot == BAR else (me[spot - 1] if 1 <= spot <= 24 else 0)
+            if count == 0:
+                ctx.status("None of your checkers is there.")
+                return
+            dests = pp.destinations(spot)
+            if not dests:
+                if me[24] and spot != BAR:
+                    ctx.status("You must bring your checker in from the bar first.")
+                else:
+                    ctx.status("That checker cannot move with the dice left.")
+                return
+            self.lifted = spot
+            self.targets = frozenset(d for d, _ in dests)
+            return
+        if spot == self.lifted:
+            self.lifted = None
+            self.targets = frozenset()
+            return
+        if spot not in self.targets:
+            ctx.status("It cannot go there; the highlighted points can take it.")
+            return
+        self._drop(ctx, spot)
+
+    def _drop(self, ctx: Context, spot: int) -> None:
+        assert self.pp is not None and self.lifted is not None
+        self.pp = self.pp.move_checker(self.lifted, spot)
+        self.lifted = None
+        self.targets = frozenset()
+        if self.pp.is_complete():
+            text = self.pp.notation()
+            self._confirm(text, f"Play {text}? Enter/Y sends it, N or U takes back.")
+
+    def _bear_off(self, ctx: Context) -> None:
+        pp = self.pp
+        assert pp is not None
+        if self.lifted is None:
+            # Pick up the checker under the cursor first, if it can go off.
+            dests = dict(pp.destinations(self.cursor)) if self.cursor != OFF else {}
+            if OFF not in dests:
+                ctx.status("Pick up a checker that can bear off, then R)emove it.")
+                return
+            self.lifted = self.cursor
+            self.targets = frozenset(dests)
+        if OFF not in self.targets:
+            ctx.status("That checker cannot bear off now.")
+            return
+        self._drop(ctx, OFF)
+
+    def _undo(self, ctx: Context) -> None:
+        if self.lifted is not None:
+            self.lifted = None
+            self.targets = frozenset()
+            return
+        if self.pp is None or not self.pp.steps:
+            ctx.status("Nothing to take back.")
+            return
+        last = self.pp.steps[-1]
+        self.pp = self.pp.undo()
+        self._set_cursor(last[0])
+
+    def _confirm(self, text: str, question: str, *, resign: bool = False) -> None:
+        self.mode = "confirm"
+        self.confirm_text = text
+        self.confirm_question = question
+        self.confirm_resign = resign
+
+    async def _on_confirm(self, event: InputEvent, ctx: Context) -> Transition | None:
+        ch = event.text[:1].lower() if isinstance(event, Text) else ""
+        key = event.name if isinstance(event, Key) else ""
+        if ch == "y" or key == "enter" or ch == "5":
+            self.mode = "play"
+            if self.confirm_resign:
+                if await self.resign(ctx):
+                    ctx.status("You resigned the match.")
+                return None
+            text = self.confirm_text
+            if await self.send(ctx, text):
+                ctx.status(f"You played {text}." if "/" in text else f"You chose to {text}.")
+                self._say_roll(ctx)
+            return None
+        if ch in ("n", "u") or key == "escape":
+            self.mode = "play"
+            if self.pp is not None and self.pp.is_complete() and ch == "u":
+                self._undo(ctx)
+            elif not self.confirm_resign and "/" not in self.confirm_text:
+                ctx.status("Not done.")
+        return None
+
+    async def _on_type(self, event: InputEvent, ctx: Context) -> Transition | None:
+        result = self.editor.handle(event)
+        if result == "cancel":
+            self.mode = "play"
+            return None
+        if result == "submit":
+            text = self.editor.text.strip()
+            if not text:
+                self.mode = "play"
+                return None
+            if await self.send(ctx, text):
+                self.mode = "play"
+                ctx.status(f"You played {text}.")
+                self._say_roll(ctx)
+            # A refused move keeps the line open with the text, to fix it.
+        return None
+
+    async def _hint(self, ctx: Context) -> None:
+        assert self.snap is not None
+        if not self.snap.info.hints_allowed:
+            ctx.status("This table plays without hints.")
+            return
+        bots = ctx.services.bots
+        if bots is None:
+            ctx.status("No computer player is running on this server to give hints.")
+            return
+        if self.bg.phase != MOVING:
+            ctx.status("Hints are for checker plays: roll first.")
+            return
+        found = await bots.hint("backgammon", self.bg, 3)
+        self.hints = [(str(m), str(e)) for m, e in found]
+        if not self.hints:
+            ctx.status("No hint: there is nothing to choose.")
+
+    # --- the step-by-step viewer -------------------------------------------------------------
+    async def on_enter(self, ctx: Context) -> None:
+        await super().on_enter(ctx)
+        if self.replay:
+            await self._start_view(ctx, whole=True)
+
+    async def _start_view(self, ctx: Context, *, whole: bool) -> Transition | None:
+        moves = await self.history(ctx)
+        chosen = moves if whole else last_turn_of_others(moves, self.my_seat)
+        frames = self._frames(chosen)
+        if not frames:
+            ctx.status("There is no turn to show yet.")
+            return None
+        self.frames = frames
+        self.frame = 0
+        self.mode = "view"
+        return None
+
+    def _frames(self, moves: list[LoggedMove]) -> list[Frame]:
+        assert self.rules is not None
+        frames: list[Frame] = []
+        v = self.viewer
+        for m in moves:
+            before: BackgammonState = m.before
+            who = self.name_of(m.seat, 12) if m.seat is not None else "The server"
+            mover = before.turn
+            dice = tuple(before.dice) if before.dice else ()
+            dice_mine = mover == v
+            try:
+                move = self.rules.parse_move(before, m.text) if not m.text.startswith("(") else None
+            except ValueError:
+                move = None
+            if move is not None and move.action == "play" and move.steps:
+                me = before.board[mover]
+                opp = before.board[1 - mover]
+                start = self._oriented(me, opp, mover)
+                frames.append(
+                    Frame(f"{who} rolled {dice[0]}-{dice[1]}", *start, dice, dice_mine, frozenset())
+                )
+                for i, step in enumerate(move.steps):
+                    after_me, after_opp = movegen.play_result(me, opp, move.steps[: i + 1])
+                    mine, theirs = self._oriented(after_me, after_opp, mover)
+                    src, dst = step[0], step[1]
+                    marks = frozenset(self._viewer_spot(p, mover) for p in (src, dst))
+                    caption = (
+                        f"{who} plays {m.text}: step {i + 1} of {len(move.steps)}, "
+                        f"{_spot_name(src)}/{_spot_name(dst)}{'*' if step[3] else ''}"
+                    )
+                    frames.append(Frame(caption, mine, theirs, dice, dice_mine, marks))
+                continue
+            after: BackgammonState = m.after
+            mine, theirs = after.board[v], after.board[1 - v]
+            word = m.text if m.text != NO_PLAY else "could not move"
+            if dice and m.text == NO_PLAY:
+                word = f"rolled {dice[0]}-{dice[1]} and could not move"
+            frames.append(Frame(f"{who}: {word}", mine, theirs, dice, dice_mine, frozenset()))
+        return frames
+
+    def _oriented(self, me: Side, opp: Side, mover: int) -> tuple[Side, Side]:
+        return (me, opp) if mover == self.viewer else (opp, me)
+
+    def _viewer_spot(self, point: int, mover: int) -> int:
+        """A point of ``mover`` as the viewer numbers it (bar and off stay)."""
+        if point in (BAR, OFF) or mover == self.viewer:
+            return point
+        return 25 - point
+
+    def _on_view(self, event: InputEvent) -> Transition | None:
+        key = event.name if isinstance(event, Key) else ""
+        ch = event.text[:1].lower() if isinstance(event, Text) else ""
+        last = len(self.frames) - 1
+        if key in ("right", "enter", "down") or ch in ("6", " ", "n", "2", "5"):
+            if self.frame < last:
+                self.frame += 1
+            elif not self.replay:
+                self.mode = "play"
+        elif key in ("left", "up") or ch in ("4", "p", "8"):
+            self.frame = max(self.frame - 1, 0)
+        elif key == "home":
+            self.frame = 0
+        elif key == "end":
+            self.frame = last
+        elif key == "escape" or ch in ("q", "v"):
+            if self.replay:
+                return Pop()
+            self.mode = "play"
+        return None
+
+    # --- drawing ------------------------------------------------------------------------------
+    def _key_help(self, ctx: Context) -> str:
+        if self.mode == "type":
+            return "Type the play, e.g. 13/7 8/7 or bar/22* (or roll, double, take, drop)  Esc back"
+        if self.mode == "confirm":
+            return "Y)es/Enter  N)o" + ("  U)ndo" if self.pp is not None else "")
+        if self.mode == "view":
+            end = "Q)uit" if self.replay else "Q) back"
+            g = ctx.glyphs
+            return f"Enter/{g.arrow_right} next  {g.arrow_left} back  Home/End  {end}"
+        if self.my_seat is None:
+            return "V)iew last turn  I)Ds  Q)uit (watching)"
+        if not self.can_act:
+            return "V)iew last turn  I)Ds  X) resign  Q)uit"
+        hint = " H)int" if self.snap is not None and self.snap.info.hints_allowed else ""
+        phase = self.bg.phase
+        if phase == MOVING:
+            if self.pp is not None and not self.pp.next_steps() and not self.pp.steps:
+                return "Enter pass the turn  V)iew  I)Ds  Q)uit"
+            return f"Arrows/keypad Enter pick/drop R)emove U)ndo :type{hint} V)iew I)Ds Q)uit"
+        if phase == DECIDE:
+            dbl = " D)ouble" if can_double(self.bg) else ""
+            return f"R)oll{dbl}  :type  V)iew last turn  I)Ds  X) resign  Q)uit"
+        if phase == DOUBLED:
+            return "T)ake  D)rop  :type  V)iew  I)Ds  Q)uit"
+        if phase == RESIGNING:
+            return "A)ccept  R)eject  V)iew  I)Ds  Q)uit"
+        return "V)iew  I)Ds  Q)uit"
+
+    def render(self, canvas: Canvas, ctx: Context) -> None:
+        draw_chrome(canvas, ctx, self.title, self._key_help(ctx))
+        if self.snap is None:
+            canvas.put(2, 2, "Loading the game...", TEXT)
+            return
+        colors = ctx.caps.colors
+        if self.mode == "view" and self.frames:
+            fr = self.frames[self.frame]
+            pic = BoardPicture(
+                fr.mine, fr.theirs, self.colour, dice=fr.dice, dice_mine=fr.dice_mine,
+                marks=fr.marks,
+            )  # fmt: skip
+            draw_board(canvas, BOARD_X, BOARD_Y, pic, ctx.glyphs, colors)
+            self._render_panel(canvas, ctx, fr.mine, fr.theirs)
+            line = f"{self.frame + 1}/{len(self.frames)}  {fr.caption}"
+            canvas.put(1, INFO_Y, clip_text(line, canvas.width - 2), LOUD)
+            return
+        mine, theirs = self.sides()
+        state = self.bg
+        dice: tuple[int, ...] = ()
+        used: tuple[bool, ...] = ()
+        if state.phase == MOVING and state.dice is not None:
+            if self.pp is not None:
+                dice = self.pp.plan.dice
+                left = list(self.pp.dice_left())
+                flags = []
+                for d in dice:
+                    if d in left:
+                        left.remove(d)
+                        flags.append(False)
+                    else:
+                        flags.append(True)
+                used = tuple(flags)
+            else:
+                d1, d2 = state.dice
+                dice = (d1, d2) if d1 != d2 else (d1,) * 4
+        show_cursor = self.pp is not None and self.mode in ("play", "type")
+        pic = BoardPicture(
+            mine, theirs, self.colour,
+            cursor=self.cursor if show_cursor else None,
+            lifted=self.lifted, targets=self.targets,
+            dice=dice, dice_used=used, dice_mine=state.turn == self.viewer,
+        )  # fmt: skip
+        draw_board(canvas, BOARD_X, BOARD_Y, pic, ctx.glyphs, colors)
+        self._render_panel(canvas, ctx, mine, theirs)
+        self._render_bottom(canvas, ctx)
+
+    def _render_panel(self, canvas: Canvas, ctx: Context, mine: Side, theirs: Side) -> None:
+        assert self.snap is not None
+        info = self.snap.info
+        state = self.bg
+        x = PANEL_X
+        w = canvas.width - x - 1
+        colors = ctx.caps.colors
+        v = self.viewer
+        me_c, them_c = colour_of_seat(v), colour_of_seat(1 - v)
+
+        def player_line(y: int, seat: int, colour: str, side: Side) -> None:
+            glyph = checker_glyph(colour, ctx.glyphs, colors)
+            canvas.put(x, y, glyph, checker_style(colour, colors))
+            marker = ctx.glyphs.selector if info.to_act == seat else " "
+            name = self.name_of(seat, 14)
+            style = LOUD if info.to_act == seat else TEXT
+            canvas.put(x + 1, y, f"{marker}{name:<14}", style)
+            canvas.put(x + 17, y, clip_text(f"pips {pips(side):>3}", w - 17), DIM)
+
+        player_line(1, 1 - v, them_c, theirs)
+        if state.is_money:
+            match = "Money game"
+        else:
+            match = f"{state.match_length}-point match"
+            match += f"  {state.score[v]}:{state.score[1 - v]}"
+            if state.crawford_game:
+                match += "  Crawford"
+        canvas.put(x, 3, clip_text(match, w), TEXT)
+        if state.options.cube:
+            owner = (
+                "centred" if state.cube_owner is None
+                else ("yours" if state.cube_owner == v and self.my_seat is not None
+                      else self.name_of(state.cube_owner, 12) + "'s")
+            )  # fmt: skip
+            canvas.put(x, 4, clip_text(f"Cube {state.cube}, {owner}", w), TEXT)
+        else:
+            canvas.put(x, 4, "No doubling cube", DIM)
+        y = 6
+        if info.status == "active" and info.to_act is not None:
+            who = "your" if self.can_act else f"{self.name_of(info.to_act, 12)}'s"
+            canvas.put(x, y, clip_text(f"It is {who} turn.", w), LOUD)
+            left = deadline_text(info.deadline, ctx.services.clock.now())
+            canvas.put(x, y + 1, clip_text(left, w), DIM)
+        elif state.phase == OVER or info.status == "finished":
+            outcome = self.rules.outcome(state) if self.rules is not None else None
+            detail = outcome.detail if outcome is not None else "The match is over."
+            for i, part in enumerate(_wrap(detail, w)[:3]):
+                canvas.put(x, y + i, part, LOUD)
+        y = 9
+        if self.can_act:
+            phase = state.phase
+            if phase == MOVING and state.dice is not None:
+                canvas.put(x, y, f"You rolled {state.dice[0]}-{state.dice[1]}.", TEXT)
+                if self.pp is not None and self.pp.steps:
+                    canvas.put(x, y + 1, clip_text(f"So far: {self.pp.notation()}", w), GOOD)
+            elif phase == DECIDE:
+                canvas.put(x, y, "Roll, or double first?", TEXT)
+            elif phase == DOUBLED:
+                canvas.put(x, y, clip_text(f"Doubled to {state.cube * 2}: take or drop?", w), LOUD)
+            elif phase == RESIGNING:
+                level = RESIGN_WORDS.get(state.resign_level, "single")
+                canvas.put(x, y, clip_text(f"Offered: resign a {level}.", w), LOUD)
+        if self.hints:
+            canvas.put(x, 11, "Hints:", HEADING_STYLE)
+            for i, (text, eq) in enumerate(self.hints[:3]):
+                canvas.put(x, 12 + i, clip_text(f"{i + 1}. {text} {eq}", w), TEXT)
+        player_line(15, v, me_c, mine)
+
+    def _render_bottom(self, canvas: Canvas, ctx: Context) -> None:
+        w = canvas.width - 2
+        y = INFO_Y
+        if self.notice_line:
+            canvas.put(1, y, clip_text(self.notice_line, w), DIM)
+        if self.mode == "type":
+            canvas.put(1, y + 1, "Play: ", LOUD)
+            self.editor.render(canvas, 7, y + 1, min(40, canvas.width - 8))
+        elif self.mode == "confirm":
+            canvas.put(1, y + 1, clip_text(self.confirm_question, w), LOUD)
+        if self.show_ids and self.rules is not None:
+            parts = self.rules.to_id(self.bg).split(":")
+            canvas.put(1, y + 3, f"Position ID: {parts[0]}", TEXT)
+            if len(parts) > 1:
+                canvas.put(1, y + 4, f"Match ID:    {parts[1]}", TEXT)
+
+
+def _spot_name(p: int) -> str:
+    return "bar" if p == BAR else ("off" if p == OFF else str(p))
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    words = text.split()
+    lines: list[str] = []
+    cur = ""
+    for word in words:
+        if cur and len(cur) + 1 + len(word) > width:
+            lines.append(cur)
+            cur = word
+        else:
+            cur = f"{cur} {word}" if cur else word
+    if cur:
+        lines.append(cur)
+    return lines
