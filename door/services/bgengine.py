@@ -1,0 +1,577 @@
+"""Backgammon decisions for the bots, hints and reviews: bgsage where present, else pubeval.
+
+This is the only module that imports ``bgsage`` (the Open Sage engine, MPL-2.0, shipped as
+x86-64 wheels). It is imported lazily by :func:`load_bgsage`; where it is missing (ARM
+boards) every level falls back to the pure-Python evaluator and cube policy in
+:mod:`door.games.backgammon.pubeval`. Tests simulate the absence by monkeypatching
+:func:`load_bgsage` to return ``None``.
+
+Everything here is synchronous and CPU-bound: callers run it off the event loop
+(``asyncio.to_thread``; bgsage releases the GIL while it thinks). A :class:`BgEngine` is
+safe to share between threads.
+
+Moves are always chosen from the rules' own legal plays (``BackgammonRules.plays``): bgsage
+only ranks the positions they lead to, so a bot can never play an illegal move even if the
+two move generators disagreed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from door.games.backgammon import pubeval
+from door.games.backgammon.moves import (
+    ACCEPT,
+    BEAVER,
+    DOUBLE,
+    DROP,
+    REJECT,
+    ROLL,
+    TAKE,
+    BgMove,
+)
+from door.games.backgammon.position import (
+    DECIDE,
+    DOUBLED,
+    MOVING,
+    RESIGNING,
+    BackgammonState,
+)
+from door.games.backgammon.rules import BackgammonRules
+
+BG_LEVELS: tuple[tuple[str, str], ...] = (
+    ("bg-beginner", "Beginner: makes a fair number of mistakes"),
+    ("bg-intermediate", "Intermediate: a solid club player (bgsage 1-ply)"),
+    ("bg-expert", "Expert: looks two rolls ahead (bgsage 2-ply)"),
+)
+"""Backgammon bot levels, weakest first: (level name, description)."""
+
+# Per level: bgsage evaluation depth, and the standard deviation (in equity) of the noise
+# added to each candidate's equity. The fallback uses only the noise.
+_LEVEL_SETTINGS: dict[str, tuple[str, float]] = {
+    "bg-beginner": ("1ply", 0.12),
+    "bg-intermediate": ("1ply", 0.0),
+    "bg-expert": ("2ply", 0.0),
+}
+# Below this cubeless winning chance no double can be right (money or match, except for
+# the trailer against a 1-away opponent, which is handled apart).
+_NO_DOUBLE_BELOW = 0.58
+_FALLBACK_NOISE = {"bg-beginner": 0.08, "bg-intermediate": 0.0, "bg-expert": 0.0}
+
+
+def load_bgsage() -> Any | None:
+    """The ``bgsage`` module, or ``None`` where it is not installed or will not load."""
+    try:
+        return importlib.import_module("bgsage")
+    except Exception:  # ImportError, or a wheel for another CPU failing to load
+        return None
+
+
+def has_bgsage() -> bool:
+    """True when bgsage can be used on this machine."""
+    return load_bgsage() is not None
+
+
+@dataclass(frozen=True)
+class CubeView:
+    """The cube and score from the view of the seat on roll, in both engines' terms."""
+
+    cube: int
+    owner: str  # "centered", "player" (the seat on roll) or "opponent"
+    away1: int  # points the seat on roll needs (0 in money play)
+    away2: int
+    crawford: bool
+    jacoby: bool
+    beavers: bool
+
+    def for_pubeval(self, *, flipped: bool = False) -> pubeval.CubeState:
+        """The same as a :class:`pubeval.CubeState`, for the seat on roll or (``flipped``)
+        for his opponent."""
+        owned: bool | None = None
+        if self.owner != "centered":
+            owned = (self.owner == "player") != flipped
+        away, opp_away = (self.away2, self.away1) if flipped else (self.away1, self.away2)
+        gammons = not (self.jacoby and self.owner == "centered" and self.away1 == 0)
+        return pubeval.CubeState(self.cube, owned, away, opp_away, self.crawford, gammons)
+
+
+def cube_view(state: BackgammonState) -> CubeView:
+    """The cube and score as the seat on roll (``state.turn``) sees them."""
+    turn = state.turn
+    if state.cube_owner is None:
+        owner = "centered"
+    else:
+        owner = "player" if state.cube_owner == turn else "opponent"
+    if state.is_money:
+        away1 = away2 = 0
+    else:
+        away1 = state.match_length - state.score[turn]
+        away2 = state.match_length - state.score[1 - turn]
+    return CubeView(
+        cube=state.cube,
+        owner=owner,
+        away1=away1,
+        away2=away2,
+        crawford=state.crawford_game,
+        jacoby=state.options.jacoby,
+        beavers=state.options.beavers,
+    )
+
+
+def board_of(state: BackgammonState, seat: int) -> list[int]:
+    """The engine board (see :mod:`pubeval`) from ``seat``'s view."""
+    return pubeval.engine_board(state.board[seat], state.board[1 - seat])
+
+
+@dataclass(frozen=True)
+class RankedPlay:
+    """A checker play with its equity for the mover (cubeful where bgsage is used)."""
+
+    move: BgMove
+    equity: float
+
+
+class BgEngine:
+    """Backgammon decisions at one level.
+
+    ``engine`` is ``"bgsage"`` or ``"pubeval"``: the one actually in use (bgsage is chosen
+    when it loads, unless ``use_bgsage=False``).
+    """
+
+    def __init__(
+        self,
+        level: str = "bg-expert",
+        *,
+        use_bgsage: bool | None = None,
+        rng: random.Random | None = None,
+        threads: int = 0,
+    ) -> None:
+        if level not in _LEVEL_SETTINGS:
+            known = ", ".join(name for name, _ in BG_LEVELS)
+            raise ValueError(f"unknown backgammon level {level!r} (known: {known})")
+        self.level = level
+        self.rules = BackgammonRules()
+        self.rng = rng if rng is not None else random.Random()
+        self._rng_lock = threading.Lock()
+        module = load_bgsage() if use_bgsage is not False else None
+        self.engine = "bgsage" if module is not None else "pubeval"
+        self._analyzer: Any = None
+        self._play_analyzer: Any = None
+        self._quick: Any = None
+        if module is not None:
+            self._quick = module.BgBotAnalyzer(eval_level="1ply", cubeful=False)
+            ply, _ = _LEVEL_SETTINGS[level]
+            self._analyzer = module.BgBotAnalyzer(eval_level=ply, parallel_threads=threads)
+            # Deeper than 1-ply, bgsage's cubeful checker play re-searches every candidate
+            # cube-aware (over a second for a 4-4 with 200 plays); the cubeless search
+            # narrows to the best few at 1-ply first, which keeps a move within the
+            # latency budget. The cube itself is still decided cubefully.
+            self._play_analyzer = (
+                module.BgBotAnalyzer(eval_level=ply, cubeful=False, parallel_threads=threads)
+                if ply != "1ply"
+                else self._analyzer
+            )
+        noise = _LEVEL_SETTINGS[level][1] if module is not None else _FALLBACK_NOISE[level]
+        self.noise = noise
+
+    # --- the decision for the seat to act -------------------------------------------------
+
+    def choose(self, state: BackgammonState) -> BgMove:
+        """The move this level makes for the seat to act. ``ValueError`` if nobody acts."""
+        phase = state.phase
+        legal = list(self.rules.legal_moves(state))
+        if not legal:
+            raise ValueError("nobody is to act in this position")
+        if phase == MOVING:
+            ranked = self.rank_plays(state, noisy=True)
+            return ranked[0].move if ranked else legal[0]
+        if phase == DECIDE:
+            if DOUBLE in legal and self._wants_double(state):
+                return DOUBLE
+            return ROLL
+        if phase == DOUBLED:
+            take, beaver = self._take_decision(state)
+            if beaver and BEAVER in legal:
+                return BEAVER
+            return TAKE if take else DROP
+        if phase == RESIGNING:
+            return ACCEPT if self._accepts_resignation(state) else REJECT
+        return legal[0]
+
+    # --- checker play -------------------------------------------------------------------
+
+    def rank_plays(self, state: BackgammonState, *, noisy: bool = False) -> list[RankedPlay]:
+        """Every legal checker play with its equity, best first (empty outside the moving
+        phase; one empty play when the roll cannot be played). ``noisy`` applies the
+        level's noise (what the bot plays; hints and reviews use the plain ranking)."""
+        if state.phase != MOVING or state.dice is None:
+            return []
+        plays = self.rules.plays(state)
+        if not plays:
+            return [RankedPlay(BgMove("play"), 0.0)]
+        boards = [pubeval.engine_board(me, opp) for _, me, opp in plays]
+        if len(plays) == 1:
+            return [RankedPlay(BgMove("play", plays[0][0]), self._static_equity(state, boards[0]))]
+        if self._analyzer is not None:
+            equities = self._bgsage_equities(state, boards)
+        else:
+            cv = cube_view(state).for_pubeval()
+            equities = [
+                pubeval.cubeless_equity(pubeval.probabilities(b), cv.gammons) for b in boards
+            ]
+        shown = list(equities)
+        if noisy and self.noise:
+            with self._rng_lock:
+                shown = [e + self.rng.gauss(0.0, self.noise) for e in equities]
+        order = sorted(range(len(plays)), key=lambda i: -shown[i])
+        return [RankedPlay(BgMove("play", plays[i][0]), equities[i]) for i in order]
+
+    def _static_equity(self, state: BackgammonState, board: list[int]) -> float:
+        if self._analyzer is not None:
+            cv = cube_view(state)
+            r = self._analyzer.post_move_analytics(
+                board,
+                cube_owner=cv.owner,
+                cube_value=cv.cube,
+                away1=cv.away1,
+                away2=cv.away2,
+                is_crawford=cv.crawford,
+                jacoby=cv.jacoby,
+            )
+            return float(r.cubeful_equity)
+        return pubeval.cubeless_equity(pubeval.probabilities(board))
+
+    def _bgsage_equities(self, state: BackgammonState, boards: list[list[int]]) -> list[float]:
+        assert state.dice is not None
+        cv = cube_view(state)
+        result = self._play_analyzer.checker_play(
+            board_of(state, state.turn),
+            state.dice[0],
+            state.dice[1],
+            cube_value=cv.cube,
+            cube_owner=cv.owner,
+            away1=cv.away1,
+            away2=cv.away2,
+            is_crawford=cv.crawford,
+            jacoby=cv.jacoby,
+            beaver=cv.beavers,
+        )
+        found = {tuple(m.board): float(m.equity) for m in result.moves}
+        worst = min(found.values(), default=0.0)
+        out = []
+        for b in boards:
+            eq = found.get(tuple(b))
+            if eq is None:
+                # The engines disagree about this play (should not happen): rank it
+                # below everything bgsage knows rather than guess.
+                eq = worst - 1.0 + pubeval.cubeless_equity(pubeval.probabilities(b)) / 10.0
+            out.append(eq)
+        return out
+
+    # --- the cube and resignations --------------------------------------------------------
+
+    def cube_analysis(self, state: BackgammonState) -> tuple[float, float, float, bool, bool]:
+        """For the seat on roll before rolling: (no double, double/take, double/pass)
+        equities, whether he should double and whether the opponent should take.
+
+        Equities are per unit of the current cube, from the seat on roll's view.
+        """
+        cv = cube_view(state)
+        board = board_of(state, state.turn)
+        if self._analyzer is not None:
+            r = self._analyzer.cube_action(
+                board,
+                cube_value=cv.cube,
+                cube_owner=cv.owner,
+                away1=cv.away1,
+                away2=cv.away2,
+                is_crawford=cv.crawford,
+                jacoby=cv.jacoby,
+                beaver=cv.beavers,
+            )
+            return (
+                float(r.equity_nd),
+                float(r.equity_dt),
+                float(r.equity_dp),
+                bool(r.should_double),
+                bool(r.should_take),
+            )
+        p = pubeval.pre_roll_probabilities(board)
+        mine = cv.for_pubeval()
+        theirs = cv.for_pubeval(flipped=True)
+        nd = pubeval.cubeless_equity(p, mine.gammons)
+        dt = 2.0 * pubeval.cubeless_equity(p, True)
+        return (
+            nd,
+            dt,
+            1.0,
+            pubeval.should_double(p, mine),
+            pubeval.should_take(pubeval.invert(p), theirs),
+        )
+
+    def _wants_double(self, state: BackgammonState) -> bool:
+        return self.is_cube_decision(state) and self.cube_analysis(state)[3]
+
+    def is_cube_decision(self, state: BackgammonState) -> bool:
+        """Is doubling worth thinking about for the seat on roll (in the deciding phase)?
+
+        False far from any doubling window, so the full cube search (50-150 ms with
+        bgsage, and the question comes up before nearly every roll) is skipped.
+        """
+        if state.phase != DECIDE or DOUBLE not in self.rules.legal_moves(state):
+            return False
+        if cube_view(state).away2 == 1:
+            return True  # the trailer against a 1-away opponent doubles at once
+        if self._analyzer is not None:
+            win = self._quick_win_chance(state)
+        else:
+            win = pubeval.pre_roll_probabilities(board_of(state, state.turn))[0]
+        return win >= _NO_DOUBLE_BELOW
+
+    def _quick_win_chance(self, state: BackgammonState) -> float:
+        """The seat on roll's cubeless chance of winning, from one network evaluation:
+        the position is the opponent's just after his move, so evaluate that and invert."""
+        opp_view = board_of(state, 1 - state.turn)
+        r = self._quick.post_move_analytics(opp_view)
+        return 1.0 - float(r.probs.win)
+
+    def _take_decision(self, state: BackgammonState) -> tuple[bool, bool]:
+        """(take?, beaver?) for the doubled seat (the doubler is ``state.turn``)."""
+        cv = cube_view(state)
+        board = board_of(state, state.turn)
+        if self._analyzer is not None:
+            r = self._analyzer.cube_action(
+                board,
+                cube_value=cv.cube,
+                cube_owner=cv.owner,
+                away1=cv.away1,
+                away2=cv.away2,
+                is_crawford=cv.crawford,
+                jacoby=cv.jacoby,
+                beaver=cv.beavers,
+            )
+            return bool(r.should_take), bool(r.is_beaver)
+        p = pubeval.invert(pubeval.pre_roll_probabilities(board))
+        cs = cv.for_pubeval(flipped=True)
+        take = pubeval.should_take(p, cs)
+        return take, take and pubeval.should_beaver(p, cs)
+
+    def _accepts_resignation(self, state: BackgammonState) -> bool:
+        """Should the seat facing a resignation offer accept it?"""
+        resigner = state.resigner if state.resigner is not None else state.turn
+        me = 1 - resigner
+        level = state.resign_level
+        cv = cube_view(state)
+        on_roll_is_me = state.turn == me
+        my_away = cv.away1 if on_roll_is_me else cv.away2
+        if my_away and level * state.cube >= my_away:
+            return True  # it wins the match
+        board = board_of(state, state.turn)
+        if self._analyzer is not None:
+            r = self._analyzer.cube_action(
+                board,
+                cube_value=cv.cube,
+                cube_owner=cv.owner,
+                away1=cv.away1,
+                away2=cv.away2,
+                is_crawford=cv.crawford,
+                jacoby=cv.jacoby,
+                beaver=cv.beavers,
+            )
+            # Cubeless gammon-aware equity: what playing on is worth, per unit cube.
+            eq = float(r.cubeless_equity) if not cv.away1 else float(r.optimal_equity)
+            mine = eq if on_roll_is_me else -eq
+            return level >= mine - 1e-6
+        p = pubeval.pre_roll_probabilities(board)
+        if not on_roll_is_me:
+            p = pubeval.invert(p)
+        return pubeval.should_accept_resignation(
+            p, level, cv.for_pubeval(flipped=not on_roll_is_me)
+        )
+
+    # --- hints --------------------------------------------------------------------------
+
+    def hint(self, state: BackgammonState, n: int = 3) -> list[tuple[str, str]]:
+        """The best ``n`` actions for the seat to act: (move text, equity such as
+        ``"+0.123"``); for a checker play the equity after it, for the cube the equity of
+        each choice."""
+        phase = state.phase
+        if phase == MOVING:
+            ranked = self.rank_plays(state)
+            return [
+                (self.rules.format_move(state, r.move), f"{r.equity:+.3f}") for r in ranked[:n]
+            ]
+        if phase == DECIDE:
+            nd, dt, dp, double, _ = self.cube_analysis(state)
+            rows = [("roll", nd)]
+            if DOUBLE in self.rules.legal_moves(state):
+                rows.append(("double", min(dt, dp)))
+            rows.sort(key=lambda r: -r[1])
+            if double and rows[0][0] != "double":
+                rows.reverse()
+            return [(m, f"{e:+.3f}") for m, e in rows[:n]]
+        if phase == DOUBLED:
+            nd, dt, dp, _, take = self.cube_analysis(state)
+            # The doubled seat's view: taking is worth -dt, dropping -dp.
+            rows2 = [("take", -dt), ("drop", -dp)]
+            rows2.sort(key=lambda r: -r[1])
+            if take != (rows2[0][0] == "take"):
+                rows2.reverse()
+            return [(m, f"{e:+.3f}") for m, e in rows2[:n]]
+        if phase == RESIGNING:
+            word = "accept" if self._accepts_resignation(state) else "reject"
+            other = "reject" if word == "accept" else "accept"
+            return [(word, ""), (other, "")][:n]
+        return []
+
+
+# --- review -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """One decision a player got wrong, as the engine sees it."""
+
+    seat: int
+    move_number: int  # the seat's own move count in the game, from 1
+    dice: tuple[int, int] | None
+    played: str
+    best: str
+    loss: float  # equity given away (per unit cube), > 0
+
+
+@dataclass(frozen=True)
+class PlayerReview:
+    """How one seat played: ``error_rate`` is the mean equity lost per decision, in
+    thousandths (gnubg's "mEMG per move"), over checker plays with a choice and cube
+    decisions; ``mistakes`` the biggest errors, worst first."""
+
+    seat: int
+    decisions: int
+    total_loss: float
+    error_rate: float
+    rating: str
+    mistakes: tuple[Mistake, ...]
+
+
+@dataclass(frozen=True)
+class GameReview:
+    """The review of one finished backgammon game (or match): one entry per seat."""
+
+    engine: str
+    players: tuple[PlayerReview, ...]
+
+
+_RATING_SCALE = (
+    (2.0, "Supernatural"),
+    (5.0, "World class"),
+    (8.0, "Expert"),
+    (12.0, "Advanced"),
+    (18.0, "Intermediate"),
+    (26.0, "Casual player"),
+    (35.0, "Beginner"),
+)
+
+
+def rating_for(error_rate: float) -> str:
+    """gnubg's words for an error rate in thousandths per decision."""
+    for limit, word in _RATING_SCALE:
+        if error_rate < limit:
+            return word
+    return "Awful"
+
+
+def review_log(
+    engine: BgEngine,
+    options: dict[str, Any],
+    events: Sequence[tuple[str, int | None, dict[str, Any]]],
+    *,
+    worst: int = 5,
+) -> GameReview:
+    """Review a backgammon log: ``events`` are ``(kind, seat, payload)`` as the game
+    service stores them (``move`` / ``chance`` / ``system``). Every checker play with a
+    choice and every cube decision is scored against the engine's best.
+
+    ``ValueError`` if the log does not replay.
+    """
+    rules = engine.rules
+    state = rules.new_game(2, options)
+    losses: dict[int, list[float]] = {0: [], 1: []}
+    mistakes: list[Mistake] = []
+    move_no = {0: 0, 1: 0}
+    for kind, seat, payload in events:
+        if kind == "move" and seat is not None:
+            move = rules.parse_move(state, str(payload["move"]))
+            if move.action == "play" and state.phase == MOVING:
+                move_no[seat] += 1
+                ranked = engine.rank_plays(state)
+                if len(ranked) > 1:
+                    key = rules.apply(state, move).board
+                    best = ranked[0]
+                    played_eq = best.equity
+                    for r in ranked:
+                        if rules.apply(state, r.move).board == key:
+                            played_eq = r.equity
+                            break
+                    loss = max(0.0, best.equity - played_eq)
+                    losses[seat].append(loss)
+                    if loss > 0.0005:
+                        mistakes.append(
+                            Mistake(
+                                seat,
+                                move_no[seat],
+                                state.dice,
+                                rules.format_move(state, move),
+                                rules.format_move(state, best.move),
+                                loss,
+                            )
+                        )
+            elif move.action in ("roll", "double") and engine.is_cube_decision(state):
+                nd, dt, dp, _, _ = engine.cube_analysis(state)
+                doubled_eq = min(dt, dp)
+                best_eq = max(nd, doubled_eq)
+                got = doubled_eq if move.action == "double" else nd
+                loss = max(0.0, best_eq - got)
+                losses[seat].append(loss)
+                if loss > 0.0005:
+                    best_word = "double" if doubled_eq > nd else "roll"
+                    mistakes.append(
+                        Mistake(seat, move_no[seat] + 1, None, move.action, best_word, loss)
+                    )
+            elif move.action in ("take", "drop", "beaver") and state.phase == DOUBLED:
+                nd, dt, dp, _, _ = engine.cube_analysis(state)
+                # The doubled seat's equities: take -dt, drop -dp.
+                took = move.action != "drop"
+                got = -dt if took else -dp
+                best_eq = max(-dt, -dp)
+                loss = max(0.0, best_eq - got)
+                losses[seat].append(loss)
+                if loss > 0.0005:
+                    best_word = "take" if -dt >= -dp else "drop"
+                    mistakes.append(
+                        Mistake(seat, move_no[seat] + 1, None, move.action, best_word, loss)
+                    )
+            state = rules.apply(state, move)
+        elif kind == "chance":
+            state = rules.apply_chance(state, rules.chance_from_json(payload["chance"]))
+        elif kind == "system":
+            action = payload.get("action")
+            if action == "timeout":
+                state = rules.on_timeout(state)
+            elif action == "forfeit" and seat is not None:
+                state = rules.forfeit(state, seat, str(payload.get("reason", "forfeit")))
+    players = []
+    for seat in (0, 1):
+        ls = losses[seat]
+        total = sum(ls)
+        rate = 1000.0 * total / len(ls) if ls else 0.0
+        mine = sorted((m for m in mistakes if m.seat == seat), key=lambda m: -m.loss)
+        players.append(
+            PlayerReview(seat, len(ls), total, rate, rating_for(rate), tuple(mine[:worst]))
+        )
+    return GameReview(engine.engine, tuple(players))
