@@ -64,6 +64,8 @@ def parse_identity(server_user: str, default_tag: str = "") -> tuple[str, str]:
     m = _TAGGED.match(text)
     if m:
         tag, alias = m.group(1).strip(), m.group(2).strip()
+    elif text.startswith("[") and "]" in text:
+        raise RloginError("no usable user name in the rlogin server-user field")
     else:
         tag, alias = default_tag, text
     if not alias or any(not ch.isprintable() for ch in alias + tag):
