@@ -436,15 +436,15 @@ class GameService:
             change = _Change(game_id, joined=True, actor=user_id)
             change_box.append(change)
             seq = row.last_seq
-            await q.insert_events(
-                conn,
-                [self._event(game_id, seq + 1, chosen.seat, "system", {"action": "join"}, now)],
-            )
             change.events = 1
             if not await q.update_game_versioned(
                 conn, game_id, row.version, last_seq=seq + 1, updated_at=now
             ):
                 raise _Stale()
+            await self._append(
+                conn,
+                [self._event(game_id, seq + 1, chosen.seat, "system", {"action": "join"}, now)],
+            )
             loaded = await self._load(conn, game_id)
             if all(s.kind in ("user", "bot") for s in loaded.seats):
                 await self._start(conn, loaded, now, change)
@@ -478,10 +478,6 @@ class GameService:
             s = mine[0]
             await q.update_seat(conn, game_id, s.seat, kind="open", user_id=None)
             seq = row.last_seq
-            await q.insert_events(
-                conn,
-                [self._event(game_id, seq + 1, s.seat, "system", {"action": "leave"}, now)],
-            )
             people_left = [
                 x for x in loaded.seats if x.kind == "user" and x.user_id != user_id
             ]
@@ -490,6 +486,9 @@ class GameService:
                 values.update(status="abandoned", finished_at=now, summary="abandoned")
             if not await q.update_game_versioned(conn, game_id, row.version, **values):
                 raise _Stale()
+            await self._append(
+                conn, [self._event(game_id, seq + 1, s.seat, "system", {"action": "leave"}, now)]
+            )
 
         await self._run(game_id, action, user_id)
         return (await self.get(game_id, user_id)).info
@@ -760,6 +759,13 @@ class GameService:
             snapshot = await self.get(game_id, user_id)
             raise StaleVersionError(snapshot) from None
 
+    async def _append(self, conn: Any, rows: list[dict[str, Any]]) -> None:
+        """Append events; a clash on (game_id, seq) means another action won the race."""
+        try:
+            await q.insert_events(conn, rows)
+        except q.IntegrityError:
+            raise _Stale() from None
+
     async def _load(self, conn: Any, game_id: int) -> _Loaded:
         row = await q.game_row(conn, game_id)
         if row is None:
@@ -822,7 +828,6 @@ class GameService:
         for seat, kind, payload in events:
             seq += 1
             rows.append(self._event(row.id, seq, seat, kind, payload, now))
-        await q.insert_events(conn, rows)
         change.events = len(rows)
         outcome = rules.outcome(state)
         values: dict[str, Any] = {
@@ -846,8 +851,12 @@ class GameService:
             to_act = rules.to_act(state)
             values["to_act"] = to_act
             values["deadline"] = now + timedelta(hours=row.deadline_hours)
+        # The versioned UPDATE comes first: it takes the row lock, so a concurrent action
+        # waits here and then finds the version moved on, instead of colliding on the
+        # events' primary key.
         if not await q.update_game_versioned(conn, row.id, row.version, **values):
             raise _Stale()
+        await self._append(conn, rows)
         if outcome is not None:
             seat_users = [s.user_id for s in sorted(loaded.seats, key=lambda s: s.seat)]
             await rating_rules.record_result(conn, row.kind, row.options, seat_users, outcome)
