@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 from hypothesis import given, settings
@@ -111,3 +112,40 @@ def test_legal_moves_are_distinct_by_resulting_board_and_scored_as_applied(setup
             penalty = hand_value(after.hands[seat]) if after.is_over else 0
             assert gained == score - penalty
         assert len(boards) == len(R.scored_moves(s))
+
+
+@settings(max_examples=30, deadline=None)
+@given(game_setups, st.lists(st.integers(0, 99), min_size=3, max_size=3))
+def test_games_with_timeouts_and_forfeits_still_conserve_pieces_and_end(
+    setup: tuple, knobs: list[int]
+) -> None:
+    """The service's own actions (timeouts, a forfeit) keep every invariant."""
+    seed, (players, teams), mirror = setup
+    timeout_pct, forfeit_at, forfeit_seat = knobs
+    options = {"teams": teams, "mirror": mirror}
+    rng = random.Random(seed)
+    s = R.new_game(players, options)
+    steps = 0
+    while R.outcome(s) is None:
+        steps += 1
+        assert steps < 2000
+        if steps == forfeit_at:
+            seat = forfeit_seat % players
+            if seat not in s.out:
+                s = R.forfeit(s, seat, "forfeit")
+        elif R.chance_pending(s):
+            s = R.apply_chance(s, R.sample_chance(s, rng))
+        elif rng.randrange(100) < timeout_pct // 3:
+            s = R.on_timeout(s)
+        else:
+            s = R.apply(s, rng.choice(list(R.legal_moves(s))))
+        where = Counter(pl.piece for pl in s.board if pl is not None)
+        for h in s.hands:
+            where.update(h)
+        where.update(s.bag)
+        assert sorted(where) == list(range(36)) and max(where.values()) == 1
+        assert all(not s.hands[o] for o in s.out)
+        assert R.to_act(s) not in s.out
+        assert R.from_snapshot(R.snapshot_id(s), options) == s
+    o = R.outcome(s)
+    assert o is not None and o.winners and all(w not in s.out for w in o.winners)

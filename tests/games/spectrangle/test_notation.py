@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from door.games.base import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
 from door.games.spectrangle.moves import Move
@@ -94,3 +96,15 @@ def test_errors_are_value_errors_so_callers_may_catch_them_together() -> None:
 def test_no_move_is_read_while_a_draw_is_pending() -> None:
     with pytest.raises(IllegalMoveError, match="nobody's turn"):
         R.parse_move(R.new_game(2, {}), "pass")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="RGBYPWrgbm@:0123456789 swapas", max_size=24))
+def test_any_text_is_either_a_legal_move_or_one_of_the_error_trio(text: str) -> None:
+    s = R.from_id(START)
+    try:
+        move = R.parse_move(s, text)
+    except (InvalidMoveError, IllegalMoveError, AmbiguousMoveError) as exc:
+        assert str(exc)
+        return
+    assert move in R.legal_moves(s)

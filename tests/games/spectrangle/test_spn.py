@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from door.games.spectrangle.rules import SpectrangleRules
 from tests.games.spectrangle.util import EMPTY_BOARD, play_random
@@ -78,3 +80,19 @@ def test_spn_round_trips_every_play_state_with_nothing_pending() -> None:
         if s.phase == "play" and not s.pending:
             assert R.to_id(R.from_id(R.to_id(s), {"teams": True})) == R.to_id(s)
             assert R.from_id(R.to_id(s), {"teams": True}).board == s.board
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_a_damaged_spn_is_read_correctly_or_refused_with_a_value_error(data: st.DataObject) -> None:
+    text = REFERENCE_SPNS[1]
+    i = data.draw(st.integers(0, len(text) - 1))
+    j = data.draw(st.integers(i, min(len(text), i + 5)))
+    patch = data.draw(st.text(alphabet="RGBYPW0123456789 -,|/~=x", max_size=5))
+    damaged = text[:i] + patch + text[j:]
+    try:
+        s = R.from_id(damaged)
+    except ValueError as exc:
+        assert str(exc)
+        return
+    assert R.from_id(R.snapshot_id(s)) == s
