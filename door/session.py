@@ -100,7 +100,6 @@ class Session:
         if out:
             self.terminal.write(out)
         self.previous = view
-        self.ctx.message = None
 
     # --- the stack ----------------------------------------------------------------------
     async def push(self, screen: Screen) -> None:
@@ -256,6 +255,9 @@ class Session:
             return True
         if not self.stack:
             return False
+        # The status line shows until the person's next key (a notice or a resize
+        # redraws without wiping what they were just told).
+        self.ctx.message = None
         return await self.apply(await self._guard(self.stack[-1].on_event(event, self.ctx)))
 
 

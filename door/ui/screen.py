@@ -130,7 +130,7 @@ class Context:
             self._ring()
 
     def status(self, msg: str) -> None:
-        """Show ``msg`` on the status line at the next render (then it clears)."""
+        """Show ``msg`` on the status line from the next render until the next key."""
         self.message = clean(msg)
 
     def set_user(self, user: User) -> None:

@@ -261,10 +261,12 @@ def test_diff_chain_reproduces_each_canvas_on_a_terminal(
         new = draw(puts, old)
         stream.feed(diff(old, new, UTF8))
         # pyte keeps "" for a wide glyph's second column, like the canvas; the
-        # bottom-right cell is never sent, so it is left out of the comparison.
+        # bottom-right cell is never sent (it scrolls some terminals), so it is left out.
         expected = [[new.cell(x, y)[0] for x in range(30)] for y in range(8)]
         got = [[screen.buffer[y][x].data for x in range(30)] for y in range(8)]
         expected[7][29] = got[7][29]
+        if new.cell(29, 7)[0] == "":  # a wide glyph covering that cell is not sent either
+            expected[7][28] = got[7][28]
         assert got == expected
         old = new
 

@@ -304,3 +304,17 @@ async def test_user_charset_setting_is_applied_at_sign_in(
     r = await start_session(alice, encoding="utf-8")
     assert r.term.caps.encoding == "cp437"
     assert "Main Menu" in r.term.display_text()
+
+
+async def test_status_message_survives_a_redraw_until_the_next_key(
+    start_session: StartSession, alice: User
+) -> None:
+    r = await start_session(alice)
+    r.term.type("s")
+    await r.term.settle()
+    r.term.resize(90, 26)
+    await r.term.settle()
+    assert "Sound effects are OFF" in r.term.display_text()
+    r.term.press("down")
+    await r.term.settle()
+    assert "Sound effects are OFF" not in r.term.display_text()
