@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import selectors
 import signal
 import sys
 import termios
@@ -56,16 +57,21 @@ class StdioTerminal(BaseTerminal):
         if os.isatty(self._in_fd):
             self._saved_mode = termios.tcgetattr(self._in_fd)
             tty.setraw(self._in_fd, termios.TCSANOW)
-        self._reader = asyncio.StreamReader(limit=self._max_buffer)
-        read_pipe = os.fdopen(os.dup(self._in_fd), "rb", buffering=0)
-        rt, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(self._reader), read_pipe  # type: ignore[arg-type]
-        )
-        write_pipe = os.fdopen(os.dup(self._out_fd), "wb", buffering=0)
-        wt, wp = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, write_pipe)
-        self._transports = [rt, wt]
-        self._out = wt
-        self._out_protocol = wp
+        self._transports = []
+        if _pollable(self._in_fd):
+            self._reader = asyncio.StreamReader(limit=self._max_buffer)
+            read_pipe = os.fdopen(os.dup(self._in_fd), "rb", buffering=0)
+            rt, _ = await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(self._reader),  # type: ignore[arg-type]
+                read_pipe,
+            )
+            self._transports.append(rt)
+        if _pollable(self._out_fd):
+            write_pipe = os.fdopen(os.dup(self._out_fd), "wb", buffering=0)
+            wt, wp = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, write_pipe)
+            self._transports.append(wt)
+            self._out = wt
+            self._out_protocol = wp
         for signum, handler in (
             (signal.SIGWINCH, self._on_winch),
             (signal.SIGHUP, lambda: self.hangup_soon("hangup")),
@@ -81,15 +87,22 @@ class StdioTerminal(BaseTerminal):
             self.push_resize(size.columns, size.lines)
 
     async def _receive(self) -> bytes | Resize | None:
-        assert self._reader is not None
         try:
-            data = await self._reader.read(4096)
+            if self._reader is None:  # a regular file or /dev/null: reads never block long
+                loop = asyncio.get_running_loop()
+                data = await loop.run_in_executor(None, os.read, self._in_fd, 4096)
+            else:
+                data = await self._reader.read(4096)
         except (ConnectionError, OSError):
             return None
         return data or None
 
     def _send(self, data: bytes) -> None:
-        if self._out is not None and not self._out.is_closing():
+        if self._out is None:  # a regular file: plain blocking writes are fine
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._out_fd, view) :]
+        elif not self._out.is_closing():
             self._out.write(data)
 
     async def _drain(self) -> None:
@@ -118,6 +131,18 @@ class StdioTerminal(BaseTerminal):
                 for signum in self._signals:
                     loop.remove_signal_handler(signum)
             self._signals = []
+
+
+def _pollable(fd: int) -> bool:
+    """Whether the event loop can watch ``fd`` (not so for regular files or /dev/null)."""
+    probe = selectors.DefaultSelector()
+    try:
+        probe.register(fd, selectors.EVENT_READ)
+    except (OSError, ValueError):
+        return False
+    finally:
+        probe.close()
+    return True
 
 
 def stdio_caps(
