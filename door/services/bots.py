@@ -1,0 +1,343 @@
+"""Computer players: the service task that plays bot seats, plus hints and game reviews.
+
+A bot is a seat like any other (DESIGN.md, "Bots"): it has its own account, one per level
+(the account's name is the level name, e.g. ``bg-expert``), and it moves through the same
+``GameService.submit`` path as a person, so the log, the notices and the ratings treat it
+like anyone else.
+
+How a bot's turn comes about: the game service calls ``on_after_commit(snapshot)`` after
+every committed change; the runner (which sets that hook) looks whether a bot seat is to
+act and, if so, queues the game. A few worker tasks take games off the queue, choose the
+move in a worker thread (``asyncio.to_thread``: bgsage releases the GIL while it thinks,
+and the pure-Python levels take milliseconds) and submit it with the version they saw. A
+game that changed meanwhile is simply looked at again. At start the runner also scans the
+running games for bot turns left over from before a restart.
+
+Levels (``levels(kind)``): backgammon ``bg-beginner``, ``bg-intermediate``, ``bg-expert``
+(bgsage where installed, else the pure-Python fallback at every level); Spectrangle
+``spectrangle-greedy`` and ``spectrangle-strong``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import secrets
+import threading
+from typing import Any
+
+from door.games.spectrangle import bot as spectrangle_bot
+from door.services import bgengine
+from door.services.games import GameClosedError, GameSnapshot, NotYourTurnError, StaleVersionError
+
+log = logging.getLogger(__name__)
+
+SPECTRANGLE_LEVELS: tuple[tuple[str, str], ...] = (
+    ("spectrangle-greedy", "Greedy: takes the best score it can see right now"),
+    ("spectrangle-strong", "Strong: weighs what its move leaves to the next players"),
+)
+
+_LEVELS_BY_KIND: dict[str, tuple[tuple[str, str], ...]] = {
+    "backgammon": bgengine.BG_LEVELS,
+    "spectrangle": SPECTRANGLE_LEVELS,
+}
+_DEFAULT_LEVEL = {"backgammon": "bg-intermediate", "spectrangle": "spectrangle-greedy"}
+
+# A rules bug or a broken engine must never make a bot spin on one game.
+_MAX_ACTIONS_PER_WAKE = 200
+_MAX_STALE_RETRIES = 5
+
+
+class BotBrains:
+    """The move choosers, one per level, built on first use and shared between threads.
+
+    Pure of the database: :meth:`choose` maps (kind, level, state) to move text. Used by the
+    runner, the benchmark and the tests.
+    """
+
+    def __init__(self, rng: random.Random | None = None, *, bgsage_threads: int = 0) -> None:
+        self.rng = rng if rng is not None else random.Random(secrets.randbits(64))
+        self._bgsage_threads = bgsage_threads
+        self._engines: dict[str, bgengine.BgEngine] = {}
+        self._lock = threading.Lock()
+
+    def engine(self, level: str) -> bgengine.BgEngine:
+        """The backgammon engine for ``level`` (built once)."""
+        with self._lock:
+            eng = self._engines.get(level)
+            if eng is None:
+                eng = bgengine.BgEngine(
+                    level,
+                    rng=random.Random(self.rng.getrandbits(64)),
+                    threads=self._bgsage_threads,
+                )
+                self._engines[level] = eng
+            return eng
+
+    def choose(self, kind: str, level: str, state: Any) -> str:
+        """The move text ``level`` plays in ``state`` (for the seat to act)."""
+        level = resolve_level(kind, level)
+        if kind == "backgammon":
+            eng = self.engine(level)
+            return eng.rules.format_move(state, eng.choose(state))
+        if kind == "spectrangle":
+            from door.games.spectrangle.rules import SpectrangleRules
+
+            name = level.removeprefix("spectrangle-")
+            with self._lock:
+                seed = self.rng.getrandbits(64)
+            move = spectrangle_bot.choose_move(state, name, random.Random(seed))
+            return SpectrangleRules().format_move(state, move)
+        raise ValueError(f"no computer player knows the game {kind!r}")
+
+    def hint(self, kind: str, state: Any, n: int = 3) -> list[tuple[str, str]]:
+        """The best ``n`` moves for the seat to act, with their worth (see ``BotRunner.hint``)."""
+        if kind == "backgammon":
+            return self.engine("bg-expert").hint(state, n)
+        if kind == "spectrangle":
+            from door.games.spectrangle.rules import SpectrangleRules
+
+            rules = SpectrangleRules()
+            ranked = spectrangle_bot.rank_moves(state, "greedy")
+            out = []
+            for move, _ in ranked[: max(0, n)]:
+                score = rules.move_score(state, move)
+                out.append((rules.format_move(state, move), f"score {score}"))
+            return out
+        raise ValueError(f"no hints for the game {kind!r}")
+
+
+def levels(kind: str) -> list[tuple[str, str]]:
+    """The bot levels of a game kind: (level name, description), weakest first."""
+    return list(_LEVELS_BY_KIND.get(kind, ()))
+
+
+def all_levels() -> list[str]:
+    """Every level name of every game (each is a bot account name)."""
+    return [name for table in _LEVELS_BY_KIND.values() for name, _ in table]
+
+
+def resolve_level(kind: str, level: str | None) -> str:
+    """``level`` if it is one of ``kind``'s levels, else that game's default level.
+
+    The game service accepts any name for a bot seat; a name no level answers to gets a
+    sensible opponent rather than a game that never moves.
+    """
+    known = {name.lower(): name for name, _ in levels(kind)}
+    if level is not None and level.lower() in known:
+        return known[level.lower()]
+    if kind not in _DEFAULT_LEVEL:
+        raise ValueError(f"no computer player knows the game {kind!r}")
+    return _DEFAULT_LEVEL[kind]
+
+
+class BotRunner:
+    """Plays the bot seats of every running game; see the module docstring.
+
+    ``services`` is a :class:`door.services.Services` (only ``games`` and ``accounts`` are
+    used). ``workers`` games can think at once; ``think_delay`` seconds pass before a bot
+    acts (0 in tests; a person may like a moment to see the board first).
+    """
+
+    def __init__(
+        self,
+        services: Any,
+        *,
+        workers: int = 2,
+        think_delay: float = 0.0,
+        rng: random.Random | None = None,
+        bgsage_threads: int = 0,
+    ) -> None:
+        self.services = services
+        self.brains = BotBrains(rng, bgsage_threads=bgsage_threads)
+        self.workers = max(1, workers)
+        self.think_delay = think_delay
+        self._queue: asyncio.Queue[int] | None = None
+        self._queued: set[int] = set()
+        self._busy: set[int] = set()
+        self._again: set[int] = set()
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._bot_ids: dict[str, int] = {}
+        self._ready: asyncio.Event | None = None
+        self.moves_made = 0
+
+    # --- life cycle ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Hook into the game service and start the workers (needs a running loop)."""
+        if self._tasks:
+            return
+        self._queue = asyncio.Queue()
+        self._ready = asyncio.Event()
+        self.services.games.on_after_commit = self.on_after_commit
+        self._tasks.append(asyncio.create_task(self._start_up(), name="door-bots-start"))
+        for i in range(self.workers):
+            self._tasks.append(asyncio.create_task(self._work(), name=f"door-bot-{i}"))
+
+    async def ready(self) -> None:
+        """Wait until the bot accounts exist and the start-up scan has queued old turns."""
+        if self._ready is None:
+            raise RuntimeError("the bot runner has not been started")
+        await self._ready.wait()
+
+    async def stop(self) -> None:
+        """Stop the workers (a move being thought about is abandoned, never half-written)."""
+        if self.services.games.on_after_commit == self.on_after_commit:
+            self.services.games.on_after_commit = None
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks.clear()
+
+    async def idle(self, timeout: float = 30.0) -> None:
+        """Wait until no bot has a move queued or in hand (for tests and the benchmark)."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while self._queued or self._busy:
+            if loop.time() > end:
+                raise TimeoutError("the bots are still thinking")
+            await asyncio.sleep(0.01)
+
+    async def _start_up(self) -> None:
+        try:
+            for name in all_levels():
+                user = await self.services.accounts.ensure_bot(name)
+                self._bot_ids[name] = user.id
+            await self.scan()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("bot start-up failed")
+        finally:
+            assert self._ready is not None
+            self._ready.set()
+
+    async def scan(self) -> int:
+        """Queue every running game where a bot is to act; returns how many."""
+        games = self.services.games
+        found = 0
+        offset = 0
+        while True:
+            page, total = await games.list_games("active", None, offset=offset, limit=100)
+            for info in page:
+                if _bot_to_act(info) is not None:
+                    self._wake(info.id)
+                    found += 1
+            offset += len(page)
+            if not page or offset >= total:
+                return found
+
+    # --- waking ----------------------------------------------------------------------------
+
+    def on_after_commit(self, snapshot: GameSnapshot) -> None:
+        """The game service's hook: queue the game if a bot is to act in it now."""
+        if _bot_to_act(snapshot.info) is not None:
+            self._wake(snapshot.info.id)
+
+    def _wake(self, game_id: int) -> None:
+        if self._queue is None:
+            return
+        if game_id in self._busy:
+            self._again.add(game_id)
+            return
+        if game_id in self._queued:
+            return
+        self._queued.add(game_id)
+        self._queue.put_nowait(game_id)
+
+    async def _work(self) -> None:
+        assert self._queue is not None
+        while True:
+            game_id = await self._queue.get()
+            self._queued.discard(game_id)
+            self._busy.add(game_id)
+            try:
+                await self._play(game_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("bot could not move in game %d", game_id)
+            finally:
+                self._busy.discard(game_id)
+                if game_id in self._again:
+                    self._again.discard(game_id)
+                    self._wake(game_id)
+
+    async def _play(self, game_id: int) -> None:
+        """Make every move the bots owe in this game now (a bot may act several times
+        running: roll then play, or a Spectrangle table of bots)."""
+        games = self.services.games
+        stale = 0
+        for _ in range(_MAX_ACTIONS_PER_WAKE):
+            snap = await games.get(game_id)
+            info = snap.info
+            seat = _bot_to_act(info)
+            if seat is None:
+                return
+            if self.think_delay:
+                await asyncio.sleep(self.think_delay)
+            level = seat.name or ""
+            move = await asyncio.to_thread(self.brains.choose, info.kind, level, snap.state)
+            assert seat.user_id is not None
+            try:
+                await games.submit(game_id, seat.user_id, move, info.version)
+            except StaleVersionError:
+                stale += 1
+                if stale > _MAX_STALE_RETRIES:
+                    return
+                continue
+            except (NotYourTurnError, GameClosedError):
+                return
+            self.moves_made += 1
+        log.warning("bots stopped after %d actions in game %d", _MAX_ACTIONS_PER_WAKE, game_id)
+
+    # --- hints and reviews -----------------------------------------------------------------
+
+    def levels(self, kind: str) -> list[tuple[str, str]]:
+        """The bot levels of ``kind``: (level name, description), weakest first."""
+        return levels(kind)
+
+    async def hint(self, kind: str, state: Any, n: int = 3) -> list[tuple[str, str]]:
+        """The best ``n`` moves for the seat to act, best first: (move text, worth).
+
+        Backgammon: the equity after each play, e.g. ``("13/9 6/5", "+0.123")`` (bgsage
+        where present, else the fallback evaluator; cube decisions give each choice's
+        equity). Spectrangle: the best-scoring placements, e.g. ``("RGY3@11:1",
+        "score 24")``, or pass/swap when nothing fits. Whether hints are allowed in a game
+        is the caller's check (``GameInfo.hints_allowed``).
+        """
+        return await asyncio.to_thread(self.brains.hint, kind, state, n)
+
+    async def review(self, game_id: int) -> bgengine.GameReview:
+        """Review a finished backgammon game: each seat's error rate and biggest mistakes.
+
+        ``ValueError`` with a reason for a game that is not backgammon, not finished, or
+        when bgsage is not available on this machine.
+        """
+        games = self.services.games
+        snap = await games.get(game_id)
+        info = snap.info
+        if info.kind != "backgammon":
+            raise ValueError("only backgammon games can be reviewed")
+        if info.status not in ("finished", "abandoned"):
+            raise ValueError("a game can be reviewed once it is over")
+        if not bgengine.has_bgsage():
+            raise ValueError("game review needs the bgsage engine, which this server lacks")
+        events = await games.events(game_id)
+        log_items = [(e.kind, e.seat, e.payload) for e in events]
+        engine = self.brains.engine("bg-expert")
+        return await asyncio.to_thread(bgengine.review_log, engine, dict(info.options), log_items)
+
+
+def _bot_to_act(info: Any) -> Any | None:
+    """The seat (``SeatInfo``) of the bot that must act now in a running game, else None."""
+    if info.status != "active" or info.to_act is None:
+        return None
+    for s in info.seats:
+        if s.seat == info.to_act and s.kind == "bot" and s.user_id is not None:
+            return s
+    return None
