@@ -1,16 +1,154 @@
-"""``door user``: placeholder until its issue lands (registered so ``door --help`` is whole)."""
+"""``door user``: add players, set passwords, grant sysop, ban, add SSH keys."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import getpass
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
+
+from door.cli.db import database_for, load, place_options
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    parser = sub.add_parser("user", parents=[common], help="(not yet available)")
-    parser.set_defaults(func=lambda args: _missing())
+    common = place_options()
+    parser = sub.add_parser("user", parents=[common], help="manage player accounts")
+    actions = parser.add_subparsers(dest="user_action", metavar="ACTION")
+    actions.required = True
+
+    add = actions.add_parser("add", parents=[common], help="create a player account")
+    add.add_argument("name", metavar="NAME")
+    add.add_argument(
+        "--password-stdin", action="store_true", help="read the password from standard input"
+    )
+    add.set_defaults(func=run_add)
+
+    passwd = actions.add_parser("passwd", parents=[common], help="set a player's password")
+    passwd.add_argument("name", metavar="NAME")
+    passwd.add_argument(
+        "--password-stdin", action="store_true", help="read the password from standard input"
+    )
+    passwd.set_defaults(func=run_passwd)
+
+    sysop = actions.add_parser("sysop", parents=[common], help="make a player a sysop")
+    sysop.add_argument("name", metavar="NAME")
+    sysop.add_argument("--off", action="store_true", help="take sysop rights away instead")
+    sysop.set_defaults(func=run_sysop)
+
+    ban = actions.add_parser("ban", parents=[common], help="ban a player (they cannot log in)")
+    ban.add_argument("name", metavar="NAME")
+    ban.add_argument("--off", action="store_true", help="lift the ban instead")
+    ban.set_defaults(func=run_ban)
+
+    key = actions.add_parser(
+        "key-add", parents=[common], help="let a player log in over SSH with a public key"
+    )
+    key.add_argument("name", metavar="NAME")
+    key.add_argument("pubkey_file", metavar="PUBKEY_FILE", help="an OpenSSH .pub file")
+    key.set_defaults(func=run_key_add)
 
 
-def _missing() -> int:
-    print("door user: not yet available in this build")
-    return 2
+def read_password(from_stdin: bool) -> str:
+    """The new password: the first line of stdin, or typed twice at a prompt."""
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\r\n")
+    first = getpass.getpass("New password: ")
+    if getpass.getpass("Again: ") != first:
+        raise ValueError("the two passwords differ; nothing was changed")
+    return first
+
+
+def _run(
+    args: argparse.Namespace, command: str, body: Callable[[Any], Awaitable[str]]
+) -> int:
+    """Open the accounts service, run ``body``, print its message; errors are one line."""
+    config = load(args, command)
+    if config is None:
+        return 2
+
+    async def go() -> str:
+        from door.services.accounts import Accounts
+        from door.services.clock import SystemClock
+
+        db = database_for(config)
+        try:
+            if config.database.auto_upgrade:
+                await db.upgrade()
+            return await body(Accounts(db, SystemClock()))
+        finally:
+            await db.dispose()
+
+    try:
+        print(asyncio.run(go()))
+    except ValueError as exc:
+        print(f"{command}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_add(args: argparse.Namespace) -> int:
+    try:
+        password = read_password(args.password_stdin)
+    except (ValueError, EOFError) as exc:
+        print(f"door user add: {exc}", file=sys.stderr)
+        return 1
+
+    async def body(accounts: Any) -> str:
+        user = await accounts.register(args.name, password)
+        return f"added {user.name} (user {user.id})"
+
+    return _run(args, "door user add", body)
+
+
+def run_passwd(args: argparse.Namespace) -> int:
+    try:
+        password = read_password(args.password_stdin)
+    except (ValueError, EOFError) as exc:
+        print(f"door user passwd: {exc}", file=sys.stderr)
+        return 1
+
+    async def body(accounts: Any) -> str:
+        await accounts.set_password(args.name, password)
+        return f"password of {args.name} changed"
+
+    return _run(args, "door user passwd", body)
+
+
+def run_sysop(args: argparse.Namespace) -> int:
+    async def body(accounts: Any) -> str:
+        user = await accounts.set_sysop(args.name, not args.off)
+        return f"{user.name} is {'now' if user.is_sysop else 'no longer'} a sysop"
+
+    return _run(args, "door user sysop", body)
+
+
+def run_ban(args: argparse.Namespace) -> int:
+    async def body(accounts: Any) -> str:
+        user = await accounts.set_banned(args.name, not args.off)
+        return f"{user.name} is {'now banned' if user.is_banned else 'no longer banned'}"
+
+    return _run(args, "door user ban", body)
+
+
+def run_key_add(args: argparse.Namespace) -> int:
+    try:
+        text = Path(args.pubkey_file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"door user key-add: cannot read {args.pubkey_file}: {exc}", file=sys.stderr)
+        return 1
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        print(f"door user key-add: {args.pubkey_file} holds no key", file=sys.stderr)
+        return 1
+
+    async def body(accounts: Any) -> str:
+        user = await accounts.by_name(args.name)
+        if user is None:
+            raise ValueError(f"there is no user called {args.name!r}")
+        added = [await accounts.add_key(user.id, line) for line in lines]
+        return "\n".join(f"added key {fp} for {user.name}" for fp in added)
+
+    return _run(args, "door user key-add", body)

@@ -65,6 +65,7 @@ async def test_password_is_stored_as_a_self_describing_scrypt_hash(
     algo, n, r, p, salt, digest = stored.split("$")
     assert (algo, n, r, p) == ("scrypt", str(2**14), "8", "1")
     assert len(base64.b64decode(salt)) == 16
+    assert len(base64.b64decode(digest)) == 32
     assert "alice-pw" not in stored
 
 
