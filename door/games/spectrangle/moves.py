@@ -13,8 +13,8 @@ from typing import Literal
 
 from door.games.spectrangle.board import FIELD_COUNT, SIDE_NAMES, fields, opposite_side
 from door.games.spectrangle.pieces import (
-    COLOUR_NAMES,
     JOKER_COLOUR,
+    colour_name,
     entry_for,
     orientations,
     piece,
@@ -216,8 +216,8 @@ def why_illegal(
         mine = sides[side]
         if theirs != mine and JOKER_COLOUR not in (theirs, mine):
             return (
-                f"the {SIDE_NAMES[side]} side touches {COLOUR_NAMES[theirs]}, "
-                f"your piece shows {COLOUR_NAMES[mine]} there"
+                f"the {SIDE_NAMES[side]} side touches {colour_name(theirs)}, "
+                f"your piece shows {colour_name(mine)} there"
             )
     if touching == 0:
         return f"field {field} does not touch any placed piece"

@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from functools import cache
 
 COLOURS = "RGBYPW"
-COLOUR_NAMES = {
-    "R": "Red",
-    "G": "Green",
-    "B": "Blue",
-    "Y": "Yellow",
-    "P": "Purple",
-    "W": "White",
-}
+_COLOUR_WORDS = ("Red", "Green", "Blue", "Yellow", "Purple", "White")
+
+
+def colour_name(letter: str) -> str:
+    """The colour word for a letter of ``COLOURS`` ("R" -> "Red")."""
+    return _COLOUR_WORDS[COLOURS.index(letter)]
+
+
 JOKER_COLOUR = "W"
 HAND_SIZE = 4
 
@@ -42,14 +42,14 @@ _PIECE_LIST = (
 
 PIECE_COUNT = 36
 
-# Board entry (left, right, vertical) for code "abc": index positions into the code,
-# by (up field, mirrored) and rotation 0..2 (reference §5.5).
-_ENTRY_TABLE: dict[tuple[bool, bool], tuple[tuple[int, int, int], ...]] = {
-    (True, False): ((0, 2, 1), (1, 0, 2), (2, 1, 0)),  # acb bac cba
-    (True, True): ((2, 0, 1), (1, 2, 0), (0, 1, 2)),  # cab bca abc
-    (False, False): ((2, 0, 1), (0, 1, 2), (1, 2, 0)),  # cab abc bca
-    (False, True): ((0, 2, 1), (2, 1, 0), (1, 0, 2)),  # acb cba bac
-}
+# Board entry (left, right, vertical) for code "abc": positions in the code, by table
+# (up unmirrored, up mirrored, down unmirrored, down mirrored) and rotation 0..2 (§5.5).
+_ENTRY_TABLE = (
+    ((0, 2, 1), (1, 0, 2), (2, 1, 0)),  # up: acb bac cba
+    ((2, 0, 1), (1, 2, 0), (0, 1, 2)),  # up, mirrored: cab bca abc
+    ((2, 0, 1), (0, 1, 2), (1, 2, 0)),  # down: cab abc bca
+    ((0, 2, 1), (2, 1, 0), (1, 0, 2)),  # down, mirrored: acb cba bac
+)
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,7 @@ def piece_index(text: str) -> int:
 
 def entry_for(code: str, up: bool, rotation: int, mirror: bool) -> str:
     """The board entry (left, right, vertical colours) of ``code`` placed this way."""
-    a = _ENTRY_TABLE[(up, mirror)][rotation]
+    a = _ENTRY_TABLE[(0 if up else 2) + (1 if mirror else 0)][rotation]
     return code[a[0]] + code[a[1]] + code[a[2]]
 
 
