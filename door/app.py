@@ -30,13 +30,9 @@ SessionRunner = Callable[..., Awaitable[None]]
 
 
 def session_runner() -> SessionRunner:
-    """``door.session.run_session``, or the minimal fallback while it is not installed."""
-    try:
-        from door.session import run_session
-    except ImportError:
-        from door.net.fallback import run_session as fallback
+    """``door.session.run_session`` (imported late: the UI is heavy and tests swap it)."""
+    from door.session import run_session
 
-        return fallback
     return run_session
 
 
