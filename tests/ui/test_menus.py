@@ -430,3 +430,72 @@ async def test_instructions_rewrap_on_a_wider_terminal(
     await r.term.settle()
     wide = int(re.search(r"Page 1 of (\d+)", r.term.display_text()).group(1))  # type: ignore[union-attr]
     assert wide < narrow
+
+
+# --- from the lists to the boards --------------------------------------------------------
+
+
+async def test_joining_an_open_game_opens_its_board(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    gid = await open_game_by(services, bob)
+    r = await start_session(alice, start="open")
+    r.term.press("enter")
+    await r.term.settle()
+    assert f"Backgammon #{gid}" in r.term.row(0)
+    r.term.type("q")
+    await r.term.settle()
+    assert "Games:" in r.term.row(0)  # back on the list it was opened from
+
+
+async def test_play_with_one_game_waiting_opens_that_board(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    info = await started_game(services, alice, bob)
+    waiter = alice if info.is_waiting_on(alice.id) else bob
+    r = await start_session(waiter)
+    r.term.type("p")
+    await r.term.settle()
+    assert f"Backgammon #{info.id}" in r.term.row(0)
+
+
+async def test_play_with_nothing_waiting_says_so(start_session: StartSession, alice: User) -> None:
+    r = await start_session(alice)
+    r.term.type("p")
+    await r.term.settle()
+    assert "Main Menu" in r.term.row(0)
+    assert "No game is waiting for your move" in r.term.display_text()
+
+
+async def test_a_game_you_are_not_in_opens_for_watching(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    info = await started_game(services, alice, bob, kind="spectrangle")
+    carol = await services.accounts.register("Carol", "carol-pw")
+    r = await start_session(carol, start="active")
+    r.term.press("enter")
+    await r.term.settle()
+    assert f"Spectrangle #{info.id}" in r.term.row(0)
+    snapshot = await services.games.get(info.id, carol.id)
+    assert snapshot.my_seat is None
+
+
+async def test_begin_against_a_named_user_then_both_see_the_board(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    a = await start_session(alice, start="begin")
+    a.term.type("s")  # Spectrangle
+    a.term.type("1")
+    a.term.line("Bob")
+    a.term.type("s")
+    await a.term.settle()
+    b = await start_session(bob, start="open")
+    b.term.press("enter")
+    await b.term.settle()
+    (game,), _ = await services.games.list_games("active", bob.id)
+    assert f"Spectrangle #{game.id}" in b.term.row(0)
+    a.term.type("v")
+    a.term.type("a")
+    a.term.press("enter")
+    await a.term.settle()
+    assert f"Spectrangle #{game.id}" in a.term.row(0)
