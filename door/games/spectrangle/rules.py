@@ -303,8 +303,14 @@ class SpectrangleRules:
         return state
 
     def _finish(self, state: SpectrangleState, end: str) -> SpectrangleState:
-        """Subtract each hand's face values and close the game."""
-        scores = tuple(sc - hand_value(h) for sc, h in zip(state.scores, state.hands, strict=True))
+        """Subtract each hand's face values and close the game. A game abandoned during
+        the set-up (a forfeit before the first turn) ends with no penalty: nobody has
+        played yet."""
+        if state.phase == "play":
+            pairs = zip(state.scores, state.hands, strict=True)
+            scores = tuple(sc - hand_value(h) for sc, h in pairs)
+        else:
+            scores = state.scores
         return state.evolve(
             scores=scores, phase="over", turn=None, pending=(), swap_out=None, end=end
         )
@@ -398,6 +404,11 @@ class SpectrangleRules:
             "turn": self.to_act(state),
             "bag_count": len(state.bag),
             "out": list(state.out),
+            "team_scores": (
+                [sum(state.scores[s] for s in range(state.players) if s % 2 == t) for t in (0, 1)]
+                if state.teams
+                else None
+            ),
             "mirror": state.mirror,
             "teams": state.teams,
             "spn": spn.to_spn(state),

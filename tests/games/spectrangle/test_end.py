@@ -175,3 +175,11 @@ def test_forfeit_of_a_finished_game_or_a_dropped_seat_is_refused() -> None:
     over = R.forfeit(after, 2, "forfeit")
     with pytest.raises(ValueError, match="already over"):
         R.forfeit(over, 0, "forfeit")
+
+
+def test_a_resignation_before_the_first_turn_ends_the_game_without_penalties() -> None:
+    s = R.new_game(2, {})
+    s = R.apply_chance(s, R.sample_chance(s, random.Random(2)))
+    over = R.forfeit(s, 1, "resign")
+    o = R.outcome(over)
+    assert o is not None and o.winners == (0,) and o.scores == (0, 0)
