@@ -31,8 +31,12 @@ def point_name(p: int) -> str:
     return str(p)
 
 
-def format_play(steps: tuple[Step, ...] | list[Step]) -> str:
-    """The gnubg notation of a play given as its steps (empty play: ``""``)."""
+def format_play(steps: tuple[Step, ...] | list[Step], full_path: bool = False) -> str:
+    """The gnubg notation of a play given as its steps (empty play: ``""``).
+
+    ``full_path`` keeps every intermediate point of a chained checker (``24/22/17``), which
+    shows the order the dice must be played in; gnubg writes that play ``24/17``.
+    """
     moves = sorted(((s[0], s[1], s[3]) for s in steps), key=lambda m: (-m[0], -m[1]))
     # Each chain: list of points [src, ..., dst] and the set of points where it hit.
     chains: list[tuple[list[int], set[int]]] = []
@@ -49,7 +53,7 @@ def format_play(steps: tuple[Step, ...] | list[Step]) -> str:
             s2, d2, h2 = moves[j]
             if s2 == pts[-1]:
                 used[j] = True
-                if pts[-1] not in hits:
+                if pts[-1] not in hits and not full_path:
                     pts.pop()  # no hit there: the intermediate point is not written
                 pts.append(d2)
                 if h2:

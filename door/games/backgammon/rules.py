@@ -670,7 +670,7 @@ class BackgammonRules:
             # Find a legal play that continues this one, to show what "both dice" means.
             for p in plays:
                 if self._extends(state, steps, p):
-                    example = notation.format_play(p[0])
+                    example = notation.format_play(p[0], full_path=True)
                     break
             if d1 == d2:
                 return (
