@@ -1,0 +1,93 @@
+"""The composition root and `door serve`: defaults, flags, real session, SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import telnetlib3
+
+from door.app import App
+from door.cli import build_parser
+from door.cli.serve import config_from_args
+from door.net.ssh import HOST_KEY_NAME
+from tests.net.conftest import expect, make_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_serve_with_no_configuration_uses_2323_2222_and_door_data() -> None:
+    config = config_from_args(build_parser().parse_args(["serve"]))
+    assert (config.server.telnet_port, config.server.ssh_port) == (2323, 2222)
+    assert config.server.rlogin_port == 0
+    assert config.data_dir == Path("door-data")
+
+
+def test_serve_flags_override_the_file(tmp_path: Path) -> None:
+    args = build_parser().parse_args(
+        ["serve", "--config", str(ROOT / "config.example.toml"), "--data-dir", str(tmp_path),
+         "--telnet-port", "23", "--ssh-port", "0", "--rlogin-port", "513", "--host", "::1"]
+    )  # fmt: skip
+    config = config_from_args(args)
+    assert (config.server.telnet_port, config.server.ssh_port) == (23, 0)
+    assert (config.server.rlogin_port, config.server.host) == (513, "::1")
+    assert config.data_dir == tmp_path
+
+
+def test_a_bad_port_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="--telnet-port"):
+        config_from_args(build_parser().parse_args(["serve", "--telnet-port", "70000"]))
+
+
+async def test_telnet_login_reaches_the_real_main_menu(tmp_path: Path) -> None:
+    app = App(make_config(tmp_path))
+    await app.start(telnet_port=0, ssh_port=None, rlogin_port=None)
+    try:
+        await app.services.accounts.register("alice", "secret1")
+        reader, writer = await telnetlib3.open_connection(
+            "127.0.0.1", app.ports["telnet"], encoding=False, term="xterm", cols=80, rows=24,
+            connect_minwait=0.05,
+        )
+        await expect(reader, "Name: ")
+        writer.write(b"alice\rsecret1\r")
+        await expect(reader, "Main Menu", timeout=10)
+        writer.close()
+    finally:
+        await app.shutdown()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def test_door_serve_stops_gracefully_on_sigterm(tmp_path: Path) -> None:
+    telnet_port, ssh_port = free_port(), free_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "door", "serve", "--data-dir", str(tmp_path), "--host",
+        "127.0.0.1", "--telnet-port", str(telnet_port), "--ssh-port", str(ssh_port),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(tmp_path),
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = await asyncio.wait_for(proc.stdout.readline(), 30)
+        assert b"telnet on port %d" % telnet_port in line
+        assert (tmp_path / HOST_KEY_NAME).exists()
+        reader, writer = await asyncio.open_connection("127.0.0.1", telnet_port)
+        await expect(reader, "Name: ", timeout=5)
+        proc.send_signal(signal.SIGTERM)
+        await expect(reader, "shutting down", timeout=10)
+        assert await asyncio.wait_for(proc.wait(), 20) == 0
+        writer.close()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
