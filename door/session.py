@@ -103,18 +103,29 @@ class Session:
 
     # --- the stack ----------------------------------------------------------------------
     async def push(self, screen: Screen) -> None:
+        """Show ``screen`` on top. If it cannot load (a game that is gone, a service
+        error) it is taken off again and the screen below says why."""
         self.stack.append(screen)
-        await self._enter(screen)
+        if not await self._enter(screen) and len(self.stack) > 1:
+            self.stack.pop()
+            return
         follow = screen.follow_up
         if follow is not None:
             screen.follow_up = None
             await self.push(follow)
 
-    async def _enter(self, screen: Screen) -> None:
+    async def _enter(self, screen: Screen) -> bool:
+        """Run ``on_enter``; False (with the reason on the status line) if it failed."""
         try:
             await screen.on_enter(self.ctx)
         except ValueError as exc:
             self.ctx.status(str(exc))
+            return False
+        except Exception:
+            log.exception("screen failed to load")
+            self.ctx.status("Sorry, that screen could not be opened. Nothing was lost.")
+            return False
+        return True
 
     async def apply(self, transition: Transition | None) -> bool:
         """Apply a transition; False when the session should end."""

@@ -318,3 +318,11 @@ async def test_status_message_survives_a_redraw_until_the_next_key(
     r.term.press("down")
     await r.term.settle()
     assert "Sound effects are OFF" not in r.term.display_text()
+
+
+async def test_opening_a_game_that_does_not_exist_stays_on_the_menu_and_says_so(
+    start_session: StartSession, alice: User
+) -> None:
+    r = await start_session(alice, start="game:9999")
+    assert "Main Menu" in r.term.row(0)
+    assert r.term.row(22).strip()
