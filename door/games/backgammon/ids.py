@@ -66,12 +66,14 @@ def decode_position(text: str) -> tuple[Side, Side]:
             while pos < 80 and (bits >> pos) & 1:
                 n += 1
                 pos += 1
+                if n > CHECKERS:
+                    raise ValueError(
+                        f"Position ID {text!r} puts more than 15 checkers on one point"
+                    )
             if pos >= 80:
                 raise ValueError(f"Position ID {text!r} ends in the middle of the board")
             pos += 1
             sides[s].append(n)
-            if n > CHECKERS:
-                raise ValueError(f"Position ID {text!r} puts {n} checkers on one point")
     if bits >> pos:
         raise ValueError(f"Position ID {text!r} has stray bits after the board")
     a, b = tuple(sides[0]), tuple(sides[1])

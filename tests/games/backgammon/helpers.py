@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from door.games.backgammon import movegen
-from door.games.backgammon.position import Side, start_side
+from door.games.backgammon.position import MOVING, BackgammonState, Options, Side, start_side
 
 
 def side(**points: int) -> Side:
@@ -120,3 +120,11 @@ def from_bgsage(board: list[int]) -> tuple[Side, Side]:
     me[24] = board[25]
     opp[24] = board[0]
     return tuple(me), tuple(opp)
+
+
+def moving_state(me: Side, opp: Side, d1: int, d2: int, seat: int = 0) -> BackgammonState:
+    """A money-game state where ``seat`` has rolled ``d1``-``d2`` with this board."""
+    board = (me, opp) if seat == 0 else (opp, me)
+    return BackgammonState(
+        board=board, turn=seat, phase=MOVING, dice=(d1, d2), options=Options(match_length=0)
+    )
