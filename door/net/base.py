@@ -150,8 +150,13 @@ class BaseTerminal:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.drain(), timeout=2.0)
         self._closed = True
-        if self._read_task is not None and not self._read_task.done():
-            self._read_task.cancel()
+        task = self._read_task
+        if task is not None:
+            if task.done():
+                if not task.cancelled():
+                    task.exception()  # retrieved: a reset after goodbye is no news
+            else:
+                task.cancel()
         with contextlib.suppress(Exception):
             self._disconnect()
 

@@ -64,7 +64,10 @@ class TelnetTerminal(BaseTerminal):
         self.lang: str | None = None
 
     async def _receive(self) -> bytes | Resize | None:
-        data = await self._reader.read(4096)
+        try:
+            data = await self._reader.read(4096)
+        except (ConnectionError, OSError):
+            return None
         self._writer.protocol.resume_if_drained()
         return bytes(data) if data else None
 
