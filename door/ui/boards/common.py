@@ -211,6 +211,8 @@ class GameScreenBase(Screen):
             return False
         self.set_snapshot(snap, ctx)
         await self._mark_seen(ctx)
+        if snap.info.status == "finished":
+            ctx.bell()  # the game's end
         return True
 
     async def resign(self, ctx: Context) -> bool:
@@ -246,6 +248,8 @@ class GameScreenBase(Screen):
             await self._mark_seen(ctx)
         elif notice.kind == "finished":
             ctx.status(clean(notice.text))
+        if notice.kind == "finished":
+            ctx.bell()
         else:
             ctx.status("The game changed; here it is again.")
         return None

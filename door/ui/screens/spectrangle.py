@@ -267,8 +267,6 @@ class SpectrangleScreen(GameScreenBase):
             text = self.confirm_text
             if await self.send(ctx, text):
                 ctx.status(f"You played {text}.")
-                if self.snap is not None and self.snap.info.status == "finished":
-                    ctx.bell()
             return None
         if ch == "n" or key == "escape":
             self.mode = "play"

@@ -1,0 +1,476 @@
+"""Backgammon screen specs: real sessions on fake terminals, read with pyte at 80×24.
+
+Two players sit at a real game (temp SQLite services); each drives the board with the keys a
+person would press. The dice come from the service's seeded RNG, so the tests work out the
+keys from the position they are shown rather than assuming a roll.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from door.games.backgammon.partial import PartialPlay
+from door.games.backgammon.position import MOVING, BackgammonState
+from door.games.backgammon.rules import BackgammonRules
+from door.services import Services
+from door.services.accounts import User
+from door.services.games import SeatSpec
+from door.ui.boards import backgammon as bgb
+from tests.ui.conftest import Running, StartSession
+from tests.ui.faketerm import FakeTerminal
+
+NO_CUBE = {"match_length": 1, "cube": False}
+
+
+async def begin(services: Services, a: User, b: User, options: dict[str, Any] | None = None) -> int:
+    """A started game: ``a`` in seat 0 (White), ``b`` in seat 1 (Black)."""
+    info = await services.games.begin(
+        a.id, "backgammon", options or {}, [SeatSpec("me"), SeatSpec("user", b.name)]
+    )
+    await services.games.join(info.id, b.id)
+    return info.id
+
+
+async def state_of(services: Services, gid: int) -> BackgammonState:
+    snap = await services.games.get(gid)
+    state: BackgammonState = snap.state
+    return state
+
+
+def colour(seat: int) -> str:
+    return bgb.WHITE_SIDE if seat == 0 else bgb.BLACK_SIDE
+
+
+def keys_between(start: int, top: bool, goal: int, col: str) -> list[str]:
+    """The shortest arrow-key path for the cursor from ``start`` to ``goal``."""
+    frontier: list[tuple[int, bool, list[str]]] = [(start, top, [])]
+    seen = {(start, top)}
+    while frontier:
+        nxt = []
+        for spot, t, path in frontier:
+            if spot == goal:
+                return path
+            for d in ("left", "right", "up", "down"):
+                s2, t2 = bgb.move_cursor(spot, d, col, t)
+                if (s2, t2) not in seen:
+                    seen.add((s2, t2))
+                    nxt.append((s2, t2, [*path, d]))
+        frontier = nxt
+    raise AssertionError(f"no path from {start} to {goal}")
+
+
+KEYPAD = {"left": "4", "right": "6", "up": "8", "down": "2"}
+
+
+class Cursor:
+    """Follows the screen's cursor the way the screen moves it (pure geometry), and checks
+    on the real screen that the highlight is where it should be."""
+
+    def __init__(self, term: FakeTerminal, seat: int, spot: int) -> None:
+        self.term = term
+        self.col = colour(seat)
+        self.spot = spot
+        self.top = bgb.point_column(spot, self.col)[1] if 1 <= spot <= 24 else True
+
+    async def go(self, goal: int, keypad: bool = False) -> None:
+        for d in keys_between(self.spot, self.top, goal, self.col):
+            if keypad:
+                self.term.type(KEYPAD[d])
+            else:
+                self.term.press(d)
+            self.spot, self.top = bgb.move_cursor(self.spot, d, self.col, self.top)
+        await self.term.settle()
+        assert self.highlighted() == goal
+
+    def highlighted(self) -> int | None:
+        """The spot whose label shows the cursor (black on white, or underlined on a
+        highlighted destination) on the pyte screen."""
+        for spot in range(26):
+            lx, ly, w = bgb.spot_label_cell(spot, self.col)
+            cell = self.term.char_at(1 + lx + 1, 1 + ly)
+            plain = cell.bg == "white" and cell.fg == "black"
+            on_target = cell.bg == "green" and cell.underscore  # the cursor on a legal point
+            if plain or on_target:
+                return spot
+        return None
+
+
+def first_source(state: BackgammonState) -> int:
+    pp = PartialPlay.start(state)
+    return max(s[0] for s in pp.next_steps())
+
+
+async def play_with_cursor(r: Running, state: BackgammonState, keypad: bool = False) -> str:
+    """Make a whole legal play with the cursor keys and Enter; return its notation."""
+    seat = state.turn
+    pp = PartialPlay.start(state)
+    cur = Cursor(r.term, seat, first_source(state))
+    assert cur.highlighted() == cur.spot
+    while not pp.is_complete():
+        step = pp.next_steps()[0]
+        src, dst = step[0], step[1]
+        await cur.go(src, keypad)
+        r.term.type("5") if keypad else r.term.press("enter")
+        await r.term.settle()
+        if dst == bgb.OFF:
+            r.term.type("r")
+        else:
+            await cur.go(dst, keypad)
+            r.term.press("enter")
+        await r.term.settle()
+        pp = pp.add(step)
+    return pp.notation()
+
+
+async def last_move(services: Services, gid: int) -> str:
+    events = await services.games.events(gid)
+    return [e for e in events if e.kind == "move"][-1].payload["move"]
+
+
+async def open_mover(
+    services: Services, gid: int, users: dict[int, User], start_session: StartSession, **kw: Any
+) -> tuple[Running, BackgammonState, User]:
+    state = await state_of(services, gid)
+    user = users[state.turn]
+    r = await start_session(user, start=f"game:{gid}", **kw)
+    return r, state, user
+
+
+# --- moving --------------------------------------------------------------------------------
+
+
+async def test_a_player_moves_with_the_cursor_keys_and_confirms_the_play(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, state, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    assert state.phase == MOVING
+    assert f"You rolled {state.dice[0]}-{state.dice[1]}" in r.term.display_text()  # type: ignore[index]
+    played = await play_with_cursor(r, state)
+    await r.term.wait_for(f"Play {played}?")
+    r.term.press("enter")
+    await r.term.settle()
+    assert await last_move(services, gid) == played
+    assert f"You played {played}" in r.term.display_text()
+
+
+async def test_the_keypad_digits_move_the_cursor_as_with_num_lock_on(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, state, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    played = await play_with_cursor(r, state, keypad=True)
+    r.term.type("y")
+    await r.term.settle()
+    assert await last_move(services, gid) == played
+
+
+async def test_both_players_move_one_with_the_cursor_the_other_in_notation(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob, NO_CUBE)
+    users = {0: alice, 1: bob}
+    r1, state, _ = await open_mover(services, gid, users, start_session)
+    played = await play_with_cursor(r1, state)
+    r1.term.type("y")
+    await r1.term.settle()
+    state2 = await state_of(services, gid)
+    assert state2.turn != state.turn and state2.phase == MOVING
+    r2 = await start_session(users[state2.turn], start=f"game:{gid}")
+    rules = BackgammonRules()
+    text = rules.format_move(state2, rules.legal_moves(state2)[-1])
+    r2.term.type(":")
+    r2.term.type_each(text)
+    r2.term.press("enter")
+    await r2.term.settle()
+    assert await last_move(services, gid) == text
+    # The first player was looking all along and is told.
+    await r1.term.wait_for("Meanwhile")
+    assert played in [e.payload["move"] for e in await services.games.events(gid) if e.kind == "move"]
+    assert text.split()[0] in r1.term.display_text()
+
+
+async def test_a_typed_play_that_is_not_legal_is_refused_and_can_be_fixed(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, state, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    version = (await services.games.get(gid)).info.version
+    r.term.type("m")
+    r.term.type_each("24/1")
+    r.term.press("enter")
+    await r.term.settle()
+    assert (await services.games.get(gid)).info.version == version
+    assert "Play: 24/1" in r.term.display_text()  # the line stays open with the text
+    r.term.press("escape")
+    await r.term.settle()
+    assert "Play:" not in r.term.display_text()
+
+
+async def test_undo_takes_back_a_step_of_this_turn(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, state, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    board_before = r.term.display()[1:16]
+    pp = PartialPlay.start(state)
+    step = pp.next_steps()[0]
+    cur = Cursor(r.term, state.turn, first_source(state))
+    await cur.go(step[0])
+    r.term.press("enter")
+    await cur.go(step[1])
+    r.term.press("enter")
+    await r.term.settle()
+    assert "So far:" in r.term.display_text()
+    assert r.term.display()[1:16] != board_before
+    r.term.type("u")
+    await r.term.settle()
+    assert r.term.display()[1:16] == board_before
+    assert "So far:" not in r.term.display_text()
+    r.term.type("u")
+    await r.term.settle()
+    assert "Nothing to take back" in r.term.display_text()
+
+
+async def test_only_highlighted_points_take_the_picked_up_checker(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, state, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    src = first_source(state)
+    dests = {d for d, _ in PartialPlay.start(state).destinations(src)}
+    cur = Cursor(r.term, state.turn, src)
+    r.term.press("enter")
+    await r.term.settle()
+    col = colour(state.turn)
+    for spot in range(1, 25):
+        lx, ly, _ = bgb.spot_label_cell(spot, col)
+        green = r.term.char_at(1 + lx + 1, 1 + ly).bg == "green"
+        assert green == (spot in dests), spot
+    bad = next(p for p in range(1, 25) if p not in dests and p != src)
+    await cur.go(bad)
+    r.term.press("enter")
+    await r.term.settle()
+    assert "cannot go there" in r.term.display_text()
+
+
+# --- watching, notices, the replay ---------------------------------------------------------
+
+
+async def test_view_replays_the_opponents_last_turn_step_by_step(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob, NO_CUBE)
+    state = await state_of(services, gid)
+    mover = {0: alice, 1: bob}[state.turn]
+    other = {0: alice, 1: bob}[1 - state.turn]
+    rules = BackgammonRules()
+    play = rules.legal_moves(state)[0]
+    text = rules.format_move(state, play)
+    await services.games.submit(gid, mover.id, text, (await services.games.get(gid)).info.version)
+    r = await start_session(other, start=f"game:{gid}")
+    assert "Since you last looked" in r.term.display_text()
+    r.term.type("v")
+    await r.term.settle()
+    n = len(play.steps)
+    assert f"rolled {state.dice[0]}-{state.dice[1]}" in r.term.display_text()  # type: ignore[index]
+    for i in range(1, n + 1):
+        r.term.press("right")
+        await r.term.settle()
+        assert f"step {i} of {n}" in r.term.display_text()
+    r.term.type("q")
+    await r.term.settle()
+    assert "step" not in r.term.row(16)
+
+
+async def test_a_spectator_sees_the_board_without_controls(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    carol = await services.accounts.register("Carol", "carol-pw")
+    gid = await begin(services, alice, bob)
+    version = (await services.games.get(gid)).info.version
+    r = await start_session(carol, start=f"game:{gid}")
+    assert "(watching)" in r.term.row(23)
+    r.term.press("enter")
+    r.term.type("r")
+    await r.term.settle()
+    assert "You are watching" in r.term.display_text()
+    assert (await services.games.get(gid)).info.version == version
+
+
+async def test_a_stale_board_is_shown_again_instead_of_overwriting(
+    services: Services,
+    alice: User,
+    bob: User,
+    start_session: StartSession,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    gid = await begin(services, alice, bob)
+    users = {0: alice, 1: bob}
+    r1, state, _ = await open_mover(services, gid, users, start_session)
+    r2, _, _ = await open_mover(services, gid, users, start_session)
+    # As with a second server process whose notice has not arrived: nobody is told.
+    monkeypatch.setattr(services.hub, "publish", lambda notice: None)
+    played = await play_with_cursor(r1, state)
+    r1.term.type("y")
+    await r1.term.settle()
+    assert await last_move(services, gid) == played
+    # The second session of the same player still shows the old roll.
+    r2.term.type(":")
+    r2.term.type_each(played)
+    r2.term.press("enter")
+    await r2.term.settle()
+    assert "changed while you were looking" in r2.term.display_text()
+    events = [e for e in await services.games.events(gid) if e.kind == "move"]
+    assert len(events) == 1
+
+
+async def test_the_position_and_match_ids_are_shown_on_request(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, state, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    pos, match = BackgammonRules().to_id(state).split(":")[:2]
+    assert pos not in r.term.display_text()
+    r.term.type("i")
+    await r.term.settle()
+    assert f"Position ID: {pos}" in r.term.display_text()
+    assert f"Match ID:    {match}" in r.term.display_text()
+
+
+async def test_roll_and_double_at_the_start_of_a_turn_then_take(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob, {"match_length": 3})
+    users = {0: alice, 1: bob}
+    state = await state_of(services, gid)
+    rules = BackgammonRules()
+    await services.games.submit(
+        gid, users[state.turn].id, rules.format_move(state, rules.legal_moves(state)[0]),
+        (await services.games.get(gid)).info.version,
+    )  # fmt: skip
+    state = await state_of(services, gid)
+    r = await start_session(users[state.turn], start=f"game:{gid}")
+    assert "R)oll" in r.term.row(23) and "D)ouble" in r.term.row(23)
+    r.term.type("d")
+    await r.term.wait_for("Double the stake to 2?")
+    r.term.type("y")
+    await r.term.settle()
+    taker = users[1 - state.turn]
+    r2 = await start_session(taker, start=f"game:{gid}")
+    assert "take or drop" in r2.term.display_text()
+    r2.term.type("t")
+    await r2.term.settle()
+    assert "You took the double" in r2.term.display_text()
+    assert "Cube 2" in r2.term.display_text()
+    assert (await state_of(services, gid)).cube == 2
+
+
+# --- finishing, terminals ------------------------------------------------------------------
+
+
+async def play_until_the_next_play_can_win(services: Services, gid: int, users: dict[int, User]) -> BackgammonState:
+    """Play the first legal move through the service until the mover has a play that
+    ends the match (a 1-point match without the cube ends with the game)."""
+    rules = BackgammonRules()
+    for _ in range(2000):
+        state = await state_of(services, gid)
+        assert state.phase == MOVING
+        plays = rules.legal_moves(state)
+        if any(rules.outcome(rules.apply(state, m)) is not None for m in plays):
+            return state
+        snap = await services.games.get(gid)
+        await services.games.submit(
+            gid, users[state.turn].id, rules.format_move(state, plays[0]), snap.info.version
+        )
+    raise AssertionError("the game did not come near its end")
+
+
+async def test_a_game_is_finished_by_bearing_off_with_remove(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob, NO_CUBE)
+    users = {0: alice, 1: bob}
+    state = await play_until_the_next_play_can_win(services, gid, users)
+    rules = BackgammonRules()
+    winning = next(m for m in rules.legal_moves(state) if rules.outcome(rules.apply(state, m)))
+    r = await start_session(users[state.turn], start=f"game:{gid}")
+    # Play the winning play step by step; bearing off uses R)emove.
+    pp = PartialPlay.start(state)
+    cur = Cursor(r.term, state.turn, first_source(state))
+    for step in winning.steps:
+        await cur.go(step[0])
+        r.term.press("enter")
+        await r.term.settle()
+        if step[1] == bgb.OFF:
+            r.term.type("r")
+        else:
+            await cur.go(step[1])
+            r.term.press("enter")
+        await r.term.settle()
+        pp = pp.add(step)
+    bells = r.term.bells
+    r.term.type("y")
+    await r.term.settle()
+    info = (await services.games.get(gid)).info
+    assert info.status == "finished"
+    assert "wins" in r.term.display_text()
+    assert r.term.bells == bells + 1  # the game's end rings (sound is on)
+
+
+async def test_a_resize_mid_game_redraws_the_whole_board(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, _, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    before = r.term.display()
+    r.term.resize(100, 30)
+    await r.term.settle()
+    assert r.term.display()[14][:48] == before[14][:48]
+    assert "OFF" in r.term.display_text()
+    r.term.resize(80, 24)
+    await r.term.settle()
+    assert r.term.display() == before
+
+
+async def test_cp437_terminals_get_box_lines_and_lettered_checkers(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, _, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session, encoding="cp437")
+    text = r.term.display_text()
+    assert "╔" in text and "║" in text
+    board = "\n".join(r.term.display()[2:14])
+    assert board.count("O") >= 15 and board.count("X") >= 15  # both sides' checkers
+    assert "?" not in board
+    r.term.raw.decode("cp437")
+
+
+async def test_utf8_terminals_get_round_checkers(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, _, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session, encoding="utf-8")
+    board = "\n".join(r.term.display()[2:14])
+    assert board.count("○") == 15 and board.count("●") == 15
+
+
+async def test_one_checker_step_costs_at_most_200_bytes(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, state, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    step = PartialPlay.start(state).next_steps()[0]
+    cur = Cursor(r.term, state.turn, first_source(state))
+    await cur.go(step[0])
+    r.term.press("enter")
+    await cur.go(step[1])
+    r.term.take_bytes()
+    r.term.press("enter")  # the drop: the checker moves, the dice and pips change
+    await r.term.settle()
+    assert 0 < r.term.take_bytes() <= 200
+    r.term.press("left")
+    await r.term.settle()
+    assert 0 < r.term.take_bytes() <= 80
