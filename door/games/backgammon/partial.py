@@ -46,7 +46,8 @@ def _plan(state: BackgammonState) -> _Plan:
     opp = state.board[1 - state.turn]
     d1, d2 = state.dice
     plays = movegen.legal_plays(me, opp, d1, d2)
-    targets = frozenset((p[1], p[2]) for p in plays)
+    # No legal play: the empty play (nothing moves) is the only, complete, play.
+    targets = frozenset((p[1], p[2]) for p in plays) if plays else frozenset({(me, opp)})
     length = len(plays[0][0]) if plays else 0
     dice = (d1,) * 4 if d1 == d2 else (d1, d2)
     return _Plan(me, opp, dice, targets, length)
