@@ -146,6 +146,7 @@ async def test_begin_a_backgammon_game_against_a_named_user(
     r = await start_session(alice, start="begin")
     r.term.type("b")
     r.term.type("1")
+    r.term.type("n")
     await r.term.settle()
     assert "Opponent's name:" in r.term.display_text()
     r.term.line("bob")
@@ -167,6 +168,7 @@ async def test_named_opponent_joins_from_the_list_and_the_game_begins(
     a = await start_session(alice, start="begin")
     a.term.type("b")
     a.term.type("1")
+    a.term.type("n")
     a.term.line("Bob")
     a.term.type("s")
     await a.term.settle()
@@ -184,6 +186,7 @@ async def test_begin_with_an_unknown_opponent_says_so_and_keeps_asking(
     r = await start_session(alice, start="begin")
     r.term.type("b")
     r.term.type("1")
+    r.term.type("n")
     r.term.line("Nobody")
     await r.term.settle()
     assert "There is no player called Nobody" in r.term.display_text()
@@ -194,6 +197,7 @@ async def test_begin_refuses_yourself_as_opponent(start_session: StartSession, a
     r = await start_session(alice, start="begin")
     r.term.type("b")
     r.term.type("1")
+    r.term.type("n")
     r.term.line("alice")
     await r.term.settle()
     assert "cannot play against yourself" in r.term.display_text()
@@ -486,6 +490,7 @@ async def test_begin_against_a_named_user_then_both_see_the_board(
     a = await start_session(alice, start="begin")
     a.term.type("s")  # Spectrangle
     a.term.type("1")
+    a.term.type("n")
     a.term.line("Bob")
     a.term.type("s")
     await a.term.settle()
@@ -499,3 +504,52 @@ async def test_begin_against_a_named_user_then_both_see_the_board(
     a.term.press("enter")
     await a.term.settle()
     assert f"Spectrangle #{game.id}" in a.term.row(0)
+
+
+async def test_begin_opponent_chooser_offers_anyone_a_name_and_the_computer_levels(
+    start_session: StartSession, services: Services, alice: User
+) -> None:
+    from door.services.bots import BotRunner, levels
+
+    services.bots = BotRunner(services)
+    r = await start_session(alice, start="begin")
+    r.term.type("b")
+    r.term.type("1")
+    await r.term.settle()
+    text = r.term.display_text()
+    assert "Who will be your opponent?" in text
+    assert "A) Anyone who joins" in text and "N) A player I name" in text
+    for i, (name, _) in enumerate(levels("backgammon"), 1):
+        assert f"{i}) Computer: {name}" in text
+
+
+async def test_begin_against_the_computer_starts_at_once_on_the_board(
+    start_session: StartSession, services: Services, alice: User
+) -> None:
+    from door.services.bots import BotRunner, levels
+
+    services.bots = BotRunner(services)  # not started: the bot will not move here
+    r = await start_session(alice, start="begin")
+    r.term.type("s")  # Spectrangle
+    r.term.type("1")
+    r.term.type("1")  # the first computer level
+    await r.term.settle()
+    first = levels("spectrangle")[0][0]
+    assert f"Opponent: Computer ({first})" in r.term.display_text()
+    r.term.type("s")
+    await r.term.settle()
+    (game,), _ = await services.games.list_games("active", alice.id)
+    assert f"Spectrangle #{game.id}" in r.term.row(0)
+    assert game.seats[1].kind == "bot"
+
+
+async def test_begin_escape_from_the_opponent_chooser_changes_nothing(
+    start_session: StartSession, alice: User
+) -> None:
+    r = await start_session(alice, start="begin")
+    r.term.type("b")
+    r.term.type("1")
+    r.term.press("escape")
+    await r.term.settle()
+    assert "Opponent: Anyone who joins" in r.term.display_text()
+    assert "Who will be" not in r.term.display_text()

@@ -58,7 +58,11 @@ class BeginScreen(Screen):
 
     def __init__(self, kind: str | None = None) -> None:
         self.kind = kind
-        self.phase: Literal["kind", "setup", "edit"] = "kind" if kind is None else "setup"
+        self.phase: Literal["kind", "setup", "edit", "opponent"] = (
+            "kind" if kind is None else "setup"
+        )
+        self.opp_menu = Menu([])
+        self.opp_index = 0
         self.kinds: list[tuple[str, str]] = []
         self.menu = Menu([])
         self.rules: Any = None
@@ -77,6 +81,8 @@ class BeginScreen(Screen):
             return "Press the game's letter or number, or arrows and Enter · Q)uit to the menu"
         if self.phase == "edit":
             return "Type, then Enter to accept · Esc cancels"
+        if self.phase == "opponent":
+            return "Press a letter or number, or arrows and Enter · Esc leaves it as it was"
         return "Letter/arrows+Enter change a line · S)tart the game · Esc: other game · Q)uit"
 
     # --- set-up ------------------------------------------------------------------------
@@ -149,6 +155,8 @@ class BeginScreen(Screen):
     async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
         if self.phase == "edit":
             return await self._on_edit(event, ctx)
+        if self.phase == "opponent":
+            return self._on_opponent(event, ctx)
         if isinstance(event, Key) and event.name == "escape":
             if self.phase == "setup" and len(self.kinds) > 1:
                 self.phase = "kind"
@@ -170,7 +178,7 @@ class BeginScreen(Screen):
             n = self.seats + 1 if self.seats < self.rules.max_seats else self.rules.min_seats
             self.set_seats(n, ctx)
         elif what == "opponent":
-            self.next_opponent(arg, ctx)
+            self.choose_opponent(arg, ctx)
         elif what == "option":
             value = self.options[arg]
             if isinstance(value, bool):
@@ -207,18 +215,33 @@ class BeginScreen(Screen):
         trial[key] = value
         self.options = dict(self.rules.validate_options(self.seats, trial))
 
-    def next_opponent(self, index: int, ctx: Context) -> None:
-        """Cycle a seat: anyone → a named user → each bot level → anyone."""
-        opp = self.opponents[index]
-        levels = [name for name, _ in self.bot_levels(ctx)]
-        if opp.kind == "open":
-            self.begin_edit(("opponent", index), "Opponent's name: ", "")
-            return
-        if opp.kind == "user":
-            self.opponents[index] = Opponent("bot", levels[0]) if levels else Opponent()
-            return
-        i = levels.index(opp.name) + 1 if opp.name in levels else len(levels)
-        self.opponents[index] = Opponent("bot", levels[i]) if i < len(levels) else Opponent()
+    def choose_opponent(self, index: int, ctx: Context) -> None:
+        """Open the chooser for seat ``index``: anyone, a named player, or a bot level."""
+        self.phase = "opponent"
+        self.opp_index = index
+        items = [
+            MenuItem("A", "Anyone who joins", Opponent()),
+            MenuItem("N", "A player I name", None),
+        ]
+        for i, (name, desc) in enumerate(self.bot_levels(ctx), 1):
+            items.append(MenuItem(str(i), f"Computer: {clean(name)}: {clean(desc)}",
+                                  Opponent("bot", name)))  # fmt: skip
+        self.opp_menu = Menu(items)
+
+    def _on_opponent(self, event: InputEvent, ctx: Context) -> Transition | None:
+        if isinstance(event, Key) and event.name == "escape":
+            self.phase = "setup"
+            return None
+        item = self.opp_menu.handle(event)
+        if item is None:
+            return None
+        if item.action is None:
+            self.begin_edit(("opponent", self.opp_index), "Opponent's name: ", "")
+            return None
+        self.opponents[self.opp_index] = item.action
+        self.phase = "setup"
+        self._refresh(ctx)
+        return None
 
     def begin_edit(self, target: tuple[str, Any], prompt: str, text: str) -> None:
         self.phase = "edit"
@@ -231,10 +254,6 @@ class BeginScreen(Screen):
         what, arg = self.edit_target
         if result == "cancel":
             self.phase = "setup"
-            if what == "opponent":
-                # Skipping the name moves on to the computer (or back to anyone).
-                self.opponents[arg] = Opponent("user", "?")
-                self.next_opponent(arg, ctx)
             self._refresh(ctx)
             return None
         if result != "submit":
@@ -242,8 +261,8 @@ class BeginScreen(Screen):
         text = self.editor.text.strip()
         if what == "opponent":
             if not text:
-                self.opponents[arg] = Opponent("user", "?")
-                self.next_opponent(arg, ctx)
+                ctx.status("Type the player's name, or Esc to leave the seat as it was.")
+                return None
             else:
                 user = await ctx.services.accounts.by_name(text)
                 if user is None:
@@ -320,9 +339,14 @@ class BeginScreen(Screen):
         if self.phase == "edit":
             canvas.put(2, y, self.edit_prompt, HEADING_STYLE)
             self.editor.render(canvas, 2 + len(self.edit_prompt), y, 30)
-            y += 2
+            return
+        if self.phase == "opponent":
+            who = "your opponent" if len(self.opponents) == 1 else f"opponent {self.opp_index + 1}"
+            canvas.put(2, y, f"Who will be {who}?", HEADING_STYLE)
+            self.opp_menu.render(canvas, 2, y + 1, min(canvas.width - 4, 76))
+            return
         levels = self.bot_levels(ctx)
-        if levels and self.phase != "edit" and y < canvas.height - 4:
+        if levels and y < canvas.height - 4:
             canvas.put(2, y, "Computer levels:", NOTE_STYLE)
             for name, desc in levels:
                 y += 1
