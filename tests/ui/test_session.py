@@ -4,9 +4,11 @@ sign-in and registration, the main menu, sound, notices, resize, charsets, goodb
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 from door.services import Services
 from door.services.accounts import User
+from door.services.clock import FakeClock
 from door.services.notify import Notice
 from tests.ui.conftest import StartSession, started_game
 
@@ -326,3 +328,12 @@ async def test_opening_a_game_that_does_not_exist_stays_on_the_menu_and_says_so(
     r = await start_session(alice, start="game:9999")
     assert "Main Menu" in r.term.row(0)
     assert r.term.row(22).strip()
+
+
+async def test_main_menu_says_when_you_were_last_here(
+    start_session: StartSession, services: Services, clock: FakeClock, alice: User
+) -> None:
+    await services.accounts.record_login(alice.id)
+    clock.advance(timedelta(days=3))
+    r = await start_session(alice)
+    assert "Your last visit was 3d ago." in r.term.display_text()

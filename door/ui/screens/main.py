@@ -129,7 +129,10 @@ class MainMenu(Screen):
         width = canvas.width
         y = 2
         name = clean(ctx.user.name, 20) if ctx.user else ""
-        canvas.put(2, y, f"Welcome, {name}!", WELCOME_STYLE)
+        x = canvas.put(2, y, f"Welcome, {name}!", WELCOME_STYLE)
+        last = self.last_visit_text(ctx)
+        if last:
+            canvas.put(x + 1, y, last, SUMMARY_STYLE)
         y += 1
         for line in self.summary_lines():
             canvas.put(4, y, clip_text(line, width - 6), SUMMARY_STYLE)
@@ -142,6 +145,20 @@ class MainMenu(Screen):
         canvas.put(2, y, "Main Menu", HEADING_STYLE)
         y += 1
         self.menu.render(canvas, 2, y, min(width - 4, 74))
+
+    def last_visit_text(self, ctx: Context) -> str:
+        """ "Your last visit was 3d ago." (nothing for a first visit)."""
+        from door.ui.screens.lists import short_span
+
+        last = ctx.previous_login
+        if last is None and ctx.user is not None:
+            last = ctx.user.last_login_at
+        if last is None:
+            return ""
+        span = ctx.services.clock.now() - last
+        if span.total_seconds() < 60:
+            return ""
+        return f"Your last visit was {short_span(span)} ago."
 
     def summary_lines(self) -> list[str]:
         s = self.summary
