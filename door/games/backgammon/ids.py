@@ -1,14 +1,16 @@
-"""gnubg Position ID and Match ID (reference/backgammon.md §3.2-3.3).
+"""gnubg Position ID and Match ID, encoded and decoded exactly as gnubg does.
 
-Position ID: for the player on roll, then for his opponent, each point 1..24 of that
-player's own numbering and then his bar: one ``1`` bit per checker followed by a ``0``;
-padded to 80 bits, packed least significant bit first into 10 bytes, Base64 without the
-``==`` padding. The opening position is ``4HPwATDgc/ABMA``.
+Position ID: for each player, his points 1..24 in his own numbering and then his bar: one
+``1`` bit per checker followed by a ``0``; padded to 80 bits, packed least significant bit
+first into 10 bytes, Base64 without the ``==`` padding. The opening is ``4HPwATDgc/ABMA``.
 
-(The order "player on roll first" is the one the gnubg manual and our reference give. Note
-for whoever pastes IDs into gnubg and sees the sides swapped: gnubg's C code keeps the
-player on roll in ``anBoard[1]`` and writes ``anBoard[0]`` first. Both orders give the
-same ID for symmetric positions such as the opening.)
+Which player comes first: gnubg keeps the player on roll in ``anBoard[1]`` and writes
+``anBoard[0]`` (the opponent) first, so the ID starts with the player *not* on roll. The
+gnubg manual's prose (and reference/backgammon.md §3.2, which follows it) say "player on
+roll first"; gnubg's code, its ``gnubg_nn.position_id``, and the IDs it prints disagree:
+after 3-1 played 8/5 6/5 from the opening, gnubg shows the next player on roll
+``sGfwATDgc/ABMA``. We follow gnubg's behaviour so an ID pastes into gnubg and back
+(tests/games/backgammon/data/gnubg_position_ids.txt holds IDs computed by gnubg's code).
 
 Match ID: 66 bits in fields written least significant bit first, packed like the Position
 ID into 9 bytes, Base64 (12 characters).
@@ -40,10 +42,11 @@ def _b64decode(text: str, nbytes: int, what: str) -> bytes:
 
 
 def encode_position(on_roll: Side, opponent: Side) -> str:
-    """The Position ID of a board given as (player on roll, opponent), each 25 counts."""
+    """The Position ID of a board given as (player on roll, opponent), each 25 counts,
+    as gnubg shows it to the player on roll (the opponent's checkers are written first)."""
     bits = 0
     pos = 0
-    for side in (on_roll, opponent):
+    for side in (opponent, on_roll):
         for n in side:
             if n:
                 bits |= ((1 << n) - 1) << pos
@@ -76,7 +79,8 @@ def decode_position(text: str) -> tuple[Side, Side]:
             sides[s].append(n)
     if bits >> pos:
         raise ValueError(f"Position ID {text!r} has stray bits after the board")
-    a, b = tuple(sides[0]), tuple(sides[1])
+    # gnubg writes the opponent first: the second half is the player on roll.
+    b, a = tuple(sides[0]), tuple(sides[1])
     for side in (a, b):
         if sum(side) > CHECKERS:
             raise ValueError(f"Position ID {text!r} gives a player more than 15 checkers")

@@ -126,5 +126,9 @@ def moving_state(me: Side, opp: Side, d1: int, d2: int, seat: int = 0) -> Backga
     """A money-game state where ``seat`` has rolled ``d1``-``d2`` with this board."""
     board = (me, opp) if seat == 0 else (opp, me)
     return BackgammonState(
-        board=board, turn=seat, phase=MOVING, dice=(d1, d2), options=Options(match_length=0, crawford=False)
+        board=board,
+        turn=seat,
+        phase=MOVING,
+        dice=(d1, d2),
+        options=Options(match_length=0, crawford=False),
     )

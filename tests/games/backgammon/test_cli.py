@@ -71,7 +71,9 @@ def answers(out: str) -> list[list[str]]:
     return blocks
 
 
-def _batch(text: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
+def _batch(
+    text: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, str]:
     monkeypatch.setattr(sys, "stdin", io.StringIO(text))
     status, out, _err = _run(["moves", "--batch"], capsys)
     return status, out
@@ -116,9 +118,7 @@ def test_batch_of_1000_positions_matches_the_generator(
 
 
 def test_show_draws_the_board_with_match_facts(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = _run(
-        ["show", "--position-id", OPENING, "--match-id", "QYkqASAAIAAA"], capsys
-    )
+    status, out, _ = _run(["show", "--position-id", OPENING, "--match-id", "QYkqASAAIAAA"], capsys)
     assert status == 0
     assert "+13-14-15-16-17-18------19-20-21-22-23-24-+" in out
     assert "+12-11-10--9--8--7-------6--5--4--3--2--1-+" in out
@@ -139,8 +139,22 @@ def test_show_with_a_bad_match_id_fails_with_a_reason(capsys: pytest.CaptureFixt
 
 def test_the_door_command_runs_it_as_a_program() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "door", "rules", "backgammon", "moves",
-         "--position-id", OPENING, "--dice", "6", "5"],
-        capture_output=True, text=True, timeout=60, check=False,
+        [
+            sys.executable,
+            "-m",
+            "door",
+            "rules",
+            "backgammon",
+            "moves",
+            "--position-id",
+            OPENING,
+            "--dice",
+            "6",
+            "5",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert proc.returncode == 0 and len(proc.stdout.splitlines()) == 7

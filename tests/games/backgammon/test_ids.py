@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -18,6 +19,8 @@ from door.games.backgammon.ids import (
 from door.games.backgammon.position import start_side
 from tests.games.backgammon.helpers import random_placement, side
 
+DATA = Path(__file__).parent / "data"
+
 
 def test_opening_position_id() -> None:
     assert encode_position(start_side(), start_side()) == "4HPwATDgc/ABMA"
@@ -27,15 +30,42 @@ def test_opening_position_id_decodes_to_the_starting_position() -> None:
     assert decode_position("4HPwATDgc/ABMA") == (start_side(), start_side())
 
 
-def test_position_id_puts_the_player_on_roll_first() -> None:
+def test_position_id_writes_the_opponent_first_as_gnubg_does() -> None:
     # Player on roll: one checker on his ace point; opponent: one on his bar.
-    # Bits: 1 0 (ace), 23 zeros, 0 (bar) | 24 zeros, 1 0 (bar) -> bit 0 and bit 50 set.
+    # gnubg writes the opponent first: 24 zeros, 1 0 (bar) | 1 0 (ace), 24 zeros.
     pid = encode_position(side(p1=1), side(bar=1))
-    key = (1 << 0) | (1 << 50)
-    assert decode_position(pid) == (side(p1=1), side(bar=1))
+    key = (1 << 24) | (1 << 26)
     import base64
 
     assert base64.b64decode(pid + "==") == key.to_bytes(10, "little")
+    assert decode_position(pid) == (side(p1=1), side(bar=1))
+
+
+def test_after_an_opening_3_1_gnubg_shows_the_next_player_this_id() -> None:
+    mover = list(start_side())
+    mover[7] -= 1
+    mover[5] -= 1
+    mover[4] += 2  # 8/5 6/5
+    assert encode_position(start_side(), tuple(mover)) == "sGfwATDgc/ABMA"
+
+
+def _gnubg_rows() -> list[tuple[str, tuple[int, ...], tuple[int, ...]]]:
+    rows = []
+    for line in (DATA / "gnubg_position_ids.txt").read_text().splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        pid, me, opp = line.split()
+        rows.append(
+            (pid, tuple(int(n) for n in me.split(",")), tuple(int(n) for n in opp.split(",")))
+        )
+    return rows
+
+
+def test_position_ids_match_the_ones_gnubg_computes() -> None:
+    rows = _gnubg_rows()
+    assert len(rows) >= 400
+    assert [pid for pid, me, opp in rows if encode_position(me, opp) != pid] == []
+    assert [pid for pid, me, opp in rows if decode_position(pid) != (me, opp)] == []
 
 
 @settings(max_examples=300, deadline=None)
@@ -67,7 +97,11 @@ def test_reference_match_id_example_decodes_field_by_field() -> None:
 def test_reference_money_game_match_id() -> None:
     key = decode_match("cAkAAAAAAAAA")
     assert (key.match_length, key.cube, key.cube_owner, key.turn, key.dice) == (
-        0, 1, None, 1, (0, 0),
+        0,
+        1,
+        None,
+        1,
+        (0, 0),
     )
 
 
@@ -106,8 +140,17 @@ def test_any_match_key_round_trips(
     s1: int,
 ) -> None:
     key = MatchKey(
-        1 << cube_log, owner, dice_owner, crawford, game_state, turn, doubled, resign, dice,
-        length, (s0, s1),
+        1 << cube_log,
+        owner,
+        dice_owner,
+        crawford,
+        game_state,
+        turn,
+        doubled,
+        resign,
+        dice,
+        length,
+        (s0, s1),
     )
     mid = encode_match(key)
     assert len(mid) == 12

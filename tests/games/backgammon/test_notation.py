@@ -59,7 +59,10 @@ def test_parse_text_reads_the_same_moves_however_written(text: str) -> None:
 
 def test_parse_text_expands_chains_counts_bar_and_off() -> None:
     assert [(w.src, w.dst, w.starred) for w in parse_text("bar/22*/20 6/off(2)")] == [
-        (25, 22, True), (22, 20, False), (6, 0, False), (6, 0, False),
+        (25, 22, True),
+        (22, 20, False),
+        (6, 0, False),
+        (6, 0, False),
     ]
 
 

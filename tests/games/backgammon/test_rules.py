@@ -33,13 +33,20 @@ def act(state: BackgammonState, *texts: str) -> BackgammonState:
     return state
 
 
-def opened(options: dict[str, object] | None = None, dice: tuple[int, int] = (3, 1)) -> BackgammonState:
+def opened(
+    options: dict[str, object] | None = None, dice: tuple[int, int] = (3, 1)
+) -> BackgammonState:
     """A new match after the opening roll (seat 0 wins it with ``dice``)."""
     return R.apply_chance(R.new_game(2, options or {}), dice)
 
 
-def near_end(options: dict[str, object], winner_side: tuple[int, ...], loser_side: tuple[int, ...],
-             seat: int = 0, **fields: object) -> BackgammonState:
+def near_end(
+    options: dict[str, object],
+    winner_side: tuple[int, ...],
+    loser_side: tuple[int, ...],
+    seat: int = 0,
+    **fields: object,
+) -> BackgammonState:
     """A state where ``seat`` is on roll in the decide phase with the given sides."""
     board = (winner_side, loser_side) if seat == 0 else (loser_side, winner_side)
     state = BackgammonState(board=board, turn=seat, phase=DECIDE, options=R.options_of(options))
@@ -193,7 +200,11 @@ def test_drop_ends_the_game_for_the_current_stake() -> None:
     state = act(opened(), "8/5 6/5", "double", "pass")
     assert state.phase == OPENING  # the next game of the match
     assert state.score == (0, 1) and state.last_game is not None
-    assert (state.last_game.winner, state.last_game.points, state.last_game.reason) == (1, 1, "drop")
+    assert (state.last_game.winner, state.last_game.points, state.last_game.reason) == (
+        1,
+        1,
+        "drop",
+    )
 
 
 def test_beaver_in_money_play_quadruples_and_keeps_the_cube() -> None:
@@ -267,8 +278,15 @@ def test_jacoby_rule_lets_gammons_count_once_the_cube_was_turned() -> None:
 
 
 def test_points_beyond_the_match_length_do_not_count() -> None:
-    state = near_end({"match_length": 3}, side(p1=1), side(p12=15), score=(2, 0), cube=2,
-                     cube_owner=0, post_crawford=True)
+    state = near_end(
+        {"match_length": 3},
+        side(p1=1),
+        side(p12=15),
+        score=(2, 0),
+        cube=2,
+        cube_owner=0,
+        post_crawford=True,
+    )
     state = finish(state, (2, 1), "1/off")
     out = R.outcome(state)
     assert out is not None and out.scores == (3, 0) and out.winners == (0,)
@@ -292,8 +310,9 @@ def test_reaching_match_point_makes_the_next_game_crawford_without_doubling() ->
 
 
 def test_the_game_after_crawford_is_post_crawford_and_doubling_returns() -> None:
-    state = near_end({"match_length": 5}, side(p6=1), side(p1=1), seat=1, score=(4, 1),
-                     crawford_game=True)
+    state = near_end(
+        {"match_length": 5}, side(p6=1), side(p1=1), seat=1, score=(4, 1), crawford_game=True
+    )
     state = replace(state, phase=DICE)
     state = R.apply_chance(state, (6, 1))
     state = act(state, "6/off")
@@ -340,7 +359,9 @@ def test_resign_while_moving_keeps_the_dice_after_a_rejection() -> None:
     assert back.phase == MOVING and back.dice == state.dice
 
 
-@pytest.mark.parametrize(("word", "level"), [("", 1), (" n", 1), (" single", 1), (" g", 2), (" backgammon", 3)])
+@pytest.mark.parametrize(
+    ("word", "level"), [("", 1), (" n", 1), (" single", 1), (" g", 2), (" backgammon", 3)]
+)
 def test_resign_words(word: str, level: int) -> None:
     assert R.parse_move(opened(), "resign" + word) == BgMove("resign", level=level)
 
@@ -411,7 +432,9 @@ def test_money_options_survive_the_id() -> None:
     assert back.options == Options(0, True, False, True, True, True)
 
 
-@pytest.mark.parametrize("text", ["", "nonsense", "4HPwATDgc/ABMA:QYkqASAAIAAA:zzz", "4HPwATDgc/ABMA:short"])
+@pytest.mark.parametrize(
+    "text", ["", "nonsense", "4HPwATDgc/ABMA:QYkqASAAIAAA:zzz", "4HPwATDgc/ABMA:short"]
+)
 def test_bad_ids_are_refused_with_a_value_error(text: str) -> None:
     with pytest.raises(ValueError):
         R.from_id(text)
@@ -432,7 +455,10 @@ def test_view_is_json_and_shows_everything() -> None:
         (R.new_game(2, {}), "5-pt match, 0-0, opening roll"),
         (act(opened(), "8/5 6/5"), "5-pt match, 0-0, Black to roll"),
         (opened(), "5-pt match, 0-0, White to play 3-1"),
-        (act(opened(), "8/5 6/5", "double"), "5-pt match, 0-0, White to take or drop a double to 2"),
+        (
+            act(opened(), "8/5 6/5", "double"),
+            "5-pt match, 0-0, White to take or drop a double to 2",
+        ),
     ],
 )
 def test_describe(state: BackgammonState, text: str) -> None:
