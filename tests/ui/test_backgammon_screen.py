@@ -88,7 +88,7 @@ class Cursor:
         """The spot whose label shows the cursor (black on white, or underlined on a
         highlighted destination) on the pyte screen."""
         for spot in range(26):
-            lx, ly, w = bgb.spot_label_cell(spot, self.col)
+            lx, ly, _ = bgb.spot_label_cell(spot, self.col)
             cell = self.term.char_at(1 + lx + 1, 1 + ly)
             plain = cell.bg == "white" and cell.fg == "black"
             on_target = cell.bg == "green" and cell.underscore  # the cursor on a legal point
@@ -188,7 +188,9 @@ async def test_both_players_move_one_with_the_cursor_the_other_in_notation(
     assert await last_move(services, gid) == text
     # The first player was looking all along and is told.
     await r1.term.wait_for("Meanwhile")
-    assert played in [e.payload["move"] for e in await services.games.events(gid) if e.kind == "move"]
+    assert played in [
+        e.payload["move"] for e in await services.games.events(gid) if e.kind == "move"
+    ]
     assert text.split()[0] in r1.term.display_text()
 
 
@@ -196,7 +198,7 @@ async def test_a_typed_play_that_is_not_legal_is_refused_and_can_be_fixed(
     services: Services, alice: User, bob: User, start_session: StartSession
 ) -> None:
     gid = await begin(services, alice, bob)
-    r, state, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    r, _, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
     version = (await services.games.get(gid)).info.version
     r.term.type("m")
     r.term.type_each("24/1")
@@ -371,7 +373,9 @@ async def test_roll_and_double_at_the_start_of_a_turn_then_take(
 # --- finishing, terminals ------------------------------------------------------------------
 
 
-async def play_until_the_next_play_can_win(services: Services, gid: int, users: dict[int, User]) -> BackgammonState:
+async def play_until_the_next_play_can_win(
+    services: Services, gid: int, users: dict[int, User]
+) -> BackgammonState:
     """Play the first legal move through the service until the mover has a play that
     ends the match (a 1-point match without the cube ends with the game)."""
     rules = BackgammonRules()

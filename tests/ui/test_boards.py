@@ -30,7 +30,10 @@ def test_every_field_has_nine_cells_and_no_two_fields_share_a_cell() -> None:
 
 def test_fields_are_drawn_pointing_the_way_the_rules_say() -> None:
     for f in fields():
-        widths = [sum(1 for c in spb.field_cells(f.index) if c.y == y) for y in range(3 * f.row, 3 * f.row + 3)]
+        widths = [
+            sum(1 for c in spb.field_cells(f.index) if c.y == y)
+            for y in range(3 * f.row, 3 * f.row + 3)
+        ]
         assert widths == ([1, 3, 5] if f.up else [5, 3, 1]), f.index
 
 
@@ -48,7 +51,9 @@ def test_fields_that_touch_on_screen_are_exactly_the_rules_neighbours() -> None:
                 if dy and spb.field_row_k(other)[0] == f.row:
                     continue
                 # Two apexes meet only at a corner of the real board, not along a side.
-                theirs = next(o for o in spb.field_cells(other) if (o.x, o.y) == (c.x + dx, c.y + dy))
+                theirs = next(
+                    o for o in spb.field_cells(other) if (o.x, o.y) == (c.x + dx, c.y + dy)
+                )
                 if c.role == spb.APEX and theirs.role == spb.APEX:
                     continue
                 touching.add(other)
@@ -175,7 +180,9 @@ def test_every_checker_is_on_the_board_the_bar_or_in_the_tray(data: st.DataObjec
             if side[spot] < 5:  # keep stacks short enough to count glyphs
                 side[spot] += 1
     canvas = Canvas(60, 16)
-    pic = bgb.BoardPicture(mine, theirs, data.draw(st.sampled_from([bgb.WHITE_SIDE, bgb.BLACK_SIDE])))
+    pic = bgb.BoardPicture(
+        mine, theirs, data.draw(st.sampled_from([bgb.WHITE_SIDE, bgb.BLACK_SIDE]))
+    )
     g = glyphs("cp437")
     bgb.draw_board(canvas, 0, 0, pic, g, 0)
     mine_glyph = bgb.checker_glyph(pic.my_colour, g, 0)
@@ -217,10 +224,7 @@ def test_moving_the_cursor_changes_only_the_two_labels_and_costs_few_bytes() -> 
     bgb.draw_board(before, 1, 1, bgb.BoardPicture(start_side(), start_side(), cursor=13), g, 16)
     bgb.draw_board(after, 1, 1, bgb.BoardPicture(start_side(), start_side(), cursor=14), g, 16)
     changed = {
-        (x, y)
-        for y in range(24)
-        for x in range(80)
-        if before.cell(x, y) != after.cell(x, y)
+        (x, y) for y in range(24) for x in range(80) if before.cell(x, y) != after.cell(x, y)
     }
     labels = set()
     for spot in (13, 14):
@@ -244,8 +248,9 @@ def test_every_glyph_a_board_draws_exists_in_cp437() -> None:
     )  # fmt: skip
     board: list[spb.Tile | None] = [None] * 36
     board[12] = spb.Tile("WWW", 1)
-    spb.draw_board(canvas, 0, 0, board, g, 16, bonuses=[f.bonus for f in fields()],
-                   accept={11: 4}, cursor=11)
+    spb.draw_board(
+        canvas, 0, 0, board, g, 16, bonuses=[f.bonus for f in fields()], accept={11: 4}, cursor=11
+    )
     spb.draw_piece_preview(canvas, 40, 0, "RGB", "BGR", 3, 16)
     for y in range(canvas.height):
         canvas.text_at(y).encode("cp437")

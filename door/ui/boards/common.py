@@ -248,8 +248,8 @@ class GameScreenBase(Screen):
             await self._mark_seen(ctx)
         elif notice.kind == "finished":
             ctx.status(clean(notice.text))
-        if notice.kind == "finished":
-            ctx.bell()
         else:
             ctx.status("The game changed; here it is again.")
+        if notice.kind == "finished":
+            ctx.bell()
         return None
