@@ -43,10 +43,11 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "Backgammon",
         (
-            "Each player has 15 checkers. You see the board from your own side: points are "
-            "numbered 1 to 24 for you, your home board is at the bottom right, and you move "
-            "counter-clockwise, from your 24 point down to your 1 point, and then off the "
-            "board. Your opponent moves the other way round.",
+            "Each player has 15 checkers. You see the board from your own side, with your "
+            "home board at the bottom and the points numbered 1 to 24 for you. As in the "
+            "classic door, White's home is at the bottom right and White moves "
+            "counter-clockwise; Black's home is at the bottom left and Black moves "
+            "clockwise: from your 24 point round to your 1 point, then off the board.",
             "On your turn you roll two dice (R) and move checkers that many points: one "
             "checker for each die, or one checker for both, each step landing on an open "
             "point. Doubles are played four times. You must use both dice if you can; if "
@@ -56,17 +57,23 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "opponent's home board before anything else moves.",
             "When all 15 of your checkers are in your home board you bear them off: a die "
             "removes a checker from its point, or from the highest point if none is higher.",
-            "Moving: the arrow keys or the digits of the numeric keypad move the cursor "
-            "between points. Enter picks up a checker; Enter again drops it on a "
-            "highlighted point. R)emove bears off the checker you hold, U)ndo takes back a "
-            "step of this turn, and the play is sent when you confirm it. You may also type "
-            "a play in notation, such as 13/7 8/7 or bar/22.",
+            "On your turn: R)oll the dice (or D)ouble first). Then the arrow keys, or the "
+            "digits of the numeric keypad as with NUM LOCK on, move the cursor between "
+            "points. Enter (or keypad 5) picks up a checker and the points it may go to light "
+            "up; Enter again drops it there. R)emove bears off the checker you hold, U)ndo "
+            "takes back a step of this turn, and when the dice are used door asks you to "
+            "confirm the play before sending it.",
+            "You may also type a play: press : (or /) and write it in notation, such as "
+            "13/7 8/7, bar/22* or 6/off, then Enter. A play door cannot accept stays on the "
+            "line with the reason, so you can correct it.",
             "The doubling cube: before rolling you may D)ouble; your opponent T)akes (and "
-            "plays on for twice the stake, owning the cube) or drops (and loses the game at "
+            "plays on for twice the stake, owning the cube) or D)rops (and loses the game at "
             "the current stake). A gammon (the loser bore off nothing) counts double, a "
-            "backgammon (and a checker still in the winner's home or on the bar) triple.",
-            "V)iew replays your opponent's last turn step by step. The gnubg Position ID and "
-            "Match ID are shown on request, so you can study a position elsewhere.",
+            "backgammon (and a checker still in the winner's home or on the bar) triple. "
+            "Matches are played to a number of points, with the Crawford rule if chosen.",
+            "V)iew replays your opponent's last turn step by step, in action. I)Ds shows the "
+            "gnubg Position ID and Match ID, to study the position elsewhere. H)int (when "
+            "the game allows it) suggests plays. X resigns the whole match.",
             "If your time for a move runs out, you lose the match.",
         ),
     ),
@@ -83,9 +90,11 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "A placement scores the piece's value, times the number of edges it touches "
             "(when two or three), times the bonus of its field. After placing you draw from "
             "the bag.",
-            "Choose a piece from your hand, turn it (rotate, and mirror it when the game "
-            "allows), move the cursor over the fields: the legal fields are highlighted and "
-            "the score a placement would make is shown. Enter places it.",
+            "On your turn: Tab (or Space) picks the next piece of your hand, R)otate turns "
+            "it, M)irror turns it over (when the table allows). The arrow keys or the keypad "
+            "move the cursor over the fields: the fields where the piece fits are highlighted, "
+            "with the score it would make there. Enter places it, after you confirm. You may "
+            "also press : and type a placement in notation.",
             "If you cannot place any piece you P)ass, or S)wap a piece for one from the bag. "
             "H)int suggests placements and B)ag shows what is left in it, unless the game's "
             "creator turned them off. V)iew replays the last turn.",
@@ -113,6 +122,8 @@ def build_lines(width: int) -> list[tuple[str, bool]]:
             else:
                 lines.extend((w, False) for w in textwrap.wrap(para, width))
                 lines.append(("", False))
+        if lines and lines[-1] == ("", False):
+            lines.pop()
     return lines
 
 
