@@ -131,10 +131,12 @@ class DoorSSHServer(asyncssh.SSHServer):
         self._limiter = limiter
         self._address = "?"
         self._slot = False
+        self._conn: asyncssh.SSHServerConnection | None = None
         self.user: Any | None = None
         self.refused: str | None = None
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self._conn = conn
         peer = conn.get_extra_info("peername") or ("?", 0)
         self._address = str(peer[0])
         if self._guard is not None and self._guard.blocked_for(self._address) > 0:
@@ -152,6 +154,9 @@ class DoorSSHServer(asyncssh.SSHServer):
 
     def begin_auth(self, username: str) -> bool:
         if self.refused is not None:
+            if self._conn is not None:
+                with contextlib.suppress(Exception):
+                    self._conn.send_auth_banner(self.refused + "\r\n")
             return True  # every method will fail
         # `new` signs up inside the session: no authentication for it.
         return username.lower() not in NEW_USER_NAMES

@@ -31,6 +31,11 @@ log = logging.getLogger(__name__)
 
 TerminalHandler = Callable[["TelnetTerminal"], Awaitable[None]]
 
+SLICE = 4096
+"""Input bytes parsed per event-loop turn for one connection (fairness under floods)."""
+MAX_SUBNEGOTIATION = 16384
+"""A longer IAC SB … (without IAC SE) closes the connection."""
+
 
 @dataclass(frozen=True)
 class TelnetSettings:
@@ -132,6 +137,10 @@ class DoorTelnetServer(telnetlib3.TelnetServer):
         self._refused = False
         self._max_buffer = int(kwargs.get("limit") or 65536)
         self._paused = False
+        # Input is parsed in slices, one per loop turn (see data_received).
+        self._backlog = bytearray()
+        self._slicing = False
+        self._slice_paused = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         peer = transport.get_extra_info("peername") or ("?", 0)
@@ -160,23 +169,86 @@ class DoorTelnetServer(telnetlib3.TelnetServer):
     def data_received(self, data: bytes) -> None:
         if self._refused:
             return
+        # telnetlib3 interprets IAC sequences a byte at a time in Python (about 3 µs a
+        # byte inside a sub-negotiation): one 256 KiB read of IAC NOPs or of an endless
+        # SB would hold the event loop for most of a second, and every other session
+        # with it. So input is parsed at most SLICE bytes per loop turn, with the socket
+        # paused while a backlog remains.
+        self._backlog += data
+        if not self._slicing:
+            self._slicing = True
+            self._feed_slice()
+
+    def _feed_slice(self) -> None:
+        if not self._feed_one():
+            return
+        if self._backlog:
+            if not self._slice_paused:
+                self._slice_paused = True
+                self._update_reading()
+            asyncio.get_running_loop().call_soon(self._feed_slice)
+            return
+        self._slicing = False
+        if self._slice_paused:
+            self._slice_paused = False
+            self._update_reading()
+
+    def _feed_one(self) -> bool:
+        """Parse one slice of the backlog; False if the connection is (now) closed."""
+        transport = self._transport
+        if self._refused or transport is None or transport.is_closing():
+            self._backlog.clear()
+            self._slicing = False
+            return False
+        chunk = bytes(self._backlog[:SLICE])
+        del self._backlog[:SLICE]
         try:
-            super().data_received(data)
+            super().data_received(chunk)
         except Exception:  # malformed telnet must not take the server with it
             log.exception("bad telnet input from %s; closing", self._address)
-            if self._transport is not None:
-                self._transport.close()
-            return
+            self._backlog.clear()
+            self._slicing = False
+            transport.close()
+            return False
+        if self._sub_negotiation_too_long():
+            log.warning("telnet sub-negotiation from %s too long; closing", self._address)
+            with contextlib.suppress(Exception):
+                transport.write(b"\r\nMalformed telnet input. Goodbye.\r\n")
+            self._backlog.clear()
+            self._slicing = False
+            transport.close()
+            return False
         # telnetlib3's reader buffers without bound: stop reading the socket while the
         # session is this far behind (the kernel and TCP flow control hold the rest).
         if (
             not self._paused
-            and self._transport is not None
             and self.reader is not None
             and len(self.reader._buffer) > self._max_buffer
         ):
-            self._transport.pause_reading()
             self._paused = True
+            self._update_reading()
+        return True
+
+    def _sub_negotiation_too_long(self) -> bool:
+        # No option we ask for needs more than a few hundred bytes (NEW-ENVIRON is the
+        # longest); an SB that runs on without SE is garbage or an attack.
+        writer = self.writer
+        if writer is None:
+            return False
+        return bool(getattr(writer, "_sb_overflow", False)) or len(
+            getattr(writer, "_sb_buffer", b"")
+        ) > max(MAX_SUBNEGOTIATION, 0)
+
+    def _update_reading(self) -> None:
+        transport = self._transport
+        if transport is None or transport.is_closing():
+            return
+        if self._paused or self._slice_paused:
+            with contextlib.suppress(Exception):
+                transport.pause_reading()
+        else:
+            with contextlib.suppress(Exception):
+                transport.resume_reading()
 
     def resume_if_drained(self) -> None:
         """Start reading the socket again once the session has caught up."""
@@ -187,11 +259,17 @@ class DoorTelnetServer(telnetlib3.TelnetServer):
             and len(self.reader._buffer) <= self._max_buffer
         ):
             self._paused = False
-            self._transport.resume_reading()
+            self._update_reading()
 
     def eof_received(self) -> None:
-        if not self._refused:
-            super().eof_received()
+        if self._refused:
+            return
+        # What is still waiting in the backlog came before the EOF: parse it first (at
+        # most one socket read, as reading pauses while there is a backlog).
+        while self._backlog and self._feed_one():
+            pass
+        self._slicing = False
+        super().eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._address is not None and self.limiter is not None:

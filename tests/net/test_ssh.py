@@ -128,3 +128,21 @@ def test_host_key_is_created_once_with_mode_0600(tmp_path: Path) -> None:
     assert mode == 0o600
     assert first.get_fingerprint() == second.get_fingerprint()
     assert first.get_algorithm() == "ssh-ed25519"
+
+
+async def test_blocked_address_is_refused_with_a_banner(app: App) -> None:
+    await app.services.accounts.register("alice", "secret1")
+    for _ in range(app.guard.block_after):
+        app.guard.record_failure("127.0.0.1")
+    banners: list[str] = []
+
+    class Client(asyncssh.SSHClient):
+        def auth_banner_received(self, msg: str, lang: str) -> None:
+            banners.append(msg)
+
+    with pytest.raises(asyncssh.PermissionDenied):
+        await asyncssh.connect(
+            "127.0.0.1", app.ports["ssh"], username="alice", password="secret1",
+            known_hosts=None, client_keys=None, client_factory=Client,
+        )  # fmt: skip
+    assert banners and "Too many failed logins" in banners[0]
