@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from door.games.backgammon import movegen  # noqa: E402
-from door.games.backgammon.position import Side, start_side  # noqa: E402
+from door.games.backgammon import movegen
+from door.games.backgammon.position import Side, start_side
 
 
 def corpus(seed: int, n: int) -> list[tuple[Side, Side, int, int]]:

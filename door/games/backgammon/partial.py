@@ -27,6 +27,11 @@ from door.games.base import IllegalMoveError
 
 Target = tuple[Side, Side]
 
+BAR_POINT = 25
+"""Source point of a checker entering from the bar."""
+OFF_POINT = 0
+"""Destination point of a checker borne off."""
+
 
 @dataclass(frozen=True)
 class _Plan:

@@ -792,7 +792,21 @@ class BackgammonRules:
             readings = " or ".join(notation.format_play(p[0]) for p in same_me)
             raise AmbiguousMoveError(f"{text!r} could mean {readings}: say which")
         steps = self._steps_for(state, result)
+        if steps is None:
+            self._check_higher_die(state, written)
         return self._raise_illegal(state, plays, result, steps, text)
+
+    @staticmethod
+    def _check_higher_die(state: BackgammonState, written: list[notation.WrittenMove]) -> None:
+        """Name the bear-off rule when a checker was borne off with a number too large."""
+        assert state.dice is not None
+        me, _opp = mover_sides(state)
+        for w in written:
+            if w.dst == 0 and w.src not in state.dice and any(me[w.src : 6]):
+                raise IllegalMoveError(
+                    f"{w.src}/off needs a {w.src}: a larger number bears off only from your "
+                    "highest point"
+                )
 
     def _steps_for(
         self, state: BackgammonState, result: tuple[Side, Side]
@@ -863,6 +877,14 @@ class BackgammonRules:
                 "match_length": state.match_length,
             },
         )
+
+    def continue_session(self, state: BackgammonState) -> BackgammonState:
+        """The next game of a money session: a finished money game's state with a fresh
+        board, the opening roll pending and ``score`` (the session's running totals) kept.
+        ``ValueError`` unless ``state`` is a finished money game."""
+        if not state.is_money or state.phase != OVER:
+            raise ValueError("only a finished money game can be followed by another")
+        return BackgammonState(score=state.score, last_game=state.last_game, options=state.options)
 
     # --- things the service does to a game -----------------------------------------
     def on_timeout(self, state: BackgammonState) -> BackgammonState:

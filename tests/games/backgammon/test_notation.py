@@ -214,3 +214,10 @@ def test_every_listed_play_parses_back_to_the_same_position(seed: int) -> None:
         after = rules.apply(state, move)
         assert after.board[0] == m_after or sum(m_after) == 0
         assert mover_sides(after)[0] == o_after or sum(m_after) == 0
+
+
+def test_bearing_off_with_a_larger_number_from_below_the_highest_point_is_named() -> None:
+    rules = BackgammonRules()
+    state = moving_state(side(p5=1, p4=1), (0,) * 25, 6, 1)
+    with pytest.raises(IllegalMoveError, match="highest point"):
+        rules.parse_move(state, "4/off")

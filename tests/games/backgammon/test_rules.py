@@ -469,3 +469,13 @@ def test_checker_play_when_not_moving_says_why() -> None:
     state = act(opened(), "8/5 6/5")
     with pytest.raises(IllegalMoveError, match="roll"):
         R.parse_move(state, "13/10 6/5")
+
+
+def test_a_money_session_carries_the_running_score_into_the_next_game() -> None:
+    state = near_end({"match_length": 0}, side(p1=1), side(p6=1), cube=2, cube_owner=1)
+    state = finish(state, (2, 1), "1/off")
+    nxt = R.continue_session(state)
+    assert nxt.phase == OPENING and nxt.score == (2, 0) and nxt.cube == 1
+    assert R.outcome(nxt) is None
+    with pytest.raises(ValueError, match="finished money game"):
+        R.continue_session(nxt)
