@@ -8,6 +8,8 @@ dedicated BBS terminals are CP437 and Unix terminals announce themselves.
 
 from __future__ import annotations
 
+import re
+
 from door.ui.terminal import Encoding
 
 # Terminal types that render CP437 bytes directly (BBS terminals).
@@ -25,8 +27,8 @@ CP437_TERMS = (
     "pc3",
 )
 
-# Prefixes of terminal types that expect UTF-8 (Unix terminals and emulators).
-UTF8_TERM_PREFIXES = (
+# Terminal families that expect UTF-8 (Unix terminals and emulators).
+UTF8_TERM_FAMILIES = (
     "xterm",
     "linux",
     "screen",
@@ -64,7 +66,9 @@ def encoding_from_term(term: str | None) -> Encoding | None:
     t = term.strip().lower()
     if t in CP437_TERMS:
         return "cp437"
-    if t.startswith(UTF8_TERM_PREFIXES):
+    # "xterm-256color", "screen.xterm-256color", "rxvt-unicode": the family is the first word.
+    family = re.split(r"[-.]", t, maxsplit=1)[0]
+    if t in UTF8_TERM_FAMILIES or family in UTF8_TERM_FAMILIES:
         return "utf-8"
     return None
 

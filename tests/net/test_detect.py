@@ -17,8 +17,9 @@ def test_unix_terminal_types_mean_utf8(term: str) -> None:
     assert detect.encoding_from_term(term) == "utf-8"
 
 
-def test_an_unknown_terminal_type_says_nothing() -> None:
-    assert detect.encoding_from_term("foo-term") is None
+@pytest.mark.parametrize("term", ["foo-term", "footerm", "xtermish", "vt100"])
+def test_an_unknown_terminal_type_says_nothing(term: str) -> None:
+    assert detect.encoding_from_term(term) is None
 
 
 def test_lang_with_utf8_means_utf8() -> None:

@@ -221,7 +221,11 @@ async def test_two_players_make_their_opening_moves_over_telnet_and_ssh(tmp_path
         async def both_logged() -> bool:
             return await moves_logged(app, gid) == [play, reply]
 
-        await wait_until(both_logged)
+        try:
+            await wait_until(both_logged)
+        except AssertionError:
+            print(second_screen.text(), await moves_logged(app, gid), reply)
+            raise
         await second_screen.wait_for(f"You played {reply}")
         await first_screen.wait_for("Meanwhile")
         t_writer.close()

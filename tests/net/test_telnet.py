@@ -87,6 +87,57 @@ async def test_telnetlib3_client_type_and_size_are_used(telnet_server: Starter) 
     writer.close()
 
 
+async def answering_client(port: int, ttype: bytes, cpr_replies: list[bytes]) -> bytes:
+    """A raw client that answers TTYPE with ``ttype``, refuses NAWS and answers each
+    cursor-position request with the next of ``cpr_replies``; what it saw up to READY."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    seen = b""
+    replies = list(cpr_replies)
+    try:
+        while b"READY" not in seen:
+            chunk = await asyncio.wait_for(reader.read(4096), 5)
+            if not chunk:
+                break
+            seen += chunk
+            if bytes([IAC, DO, TTYPE]) in chunk:
+                writer.write(bytes([IAC, WILL, TTYPE]))
+            if bytes([IAC, SB, TTYPE, 1, IAC, SE]) in chunk:
+                writer.write(bytes([IAC, SB, TTYPE, 0]) + ttype + bytes([IAC, SE]))
+            if bytes([IAC, DO, NAWS]) in chunk:
+                writer.write(bytes([IAC, WONT, NAWS]))
+            for _ in range(chunk.count(b"\x1b[6n")):
+                if replies:
+                    writer.write(replies.pop(0))
+        seen += await expect(reader, "\r\n", timeout=2) if b"READY" not in seen[-80:] else b""
+    finally:
+        writer.close()
+    return seen
+
+
+async def test_unknown_type_is_probed_utf8_terminal_reports_column_1(
+    telnet_server: Starter,
+) -> None:
+    port = await telnet_server(probe_timeout=2.0)
+    seen = await answering_client(port, b"FOOTERM", [b"\x1b[30;100R", b"\x1b[5;1R"])
+    assert b"READY utf-8 100x30 footerm" in seen
+
+
+async def test_unknown_type_is_probed_cp437_terminal_reports_column_4(
+    telnet_server: Starter,
+) -> None:
+    port = await telnet_server(probe_timeout=2.0)
+    seen = await answering_client(port, b"FOOTERM", [b"\x1b[25;80R", b"\x1b[25;4R"])
+    assert b"READY cp437 80x25 footerm" in seen
+
+
+async def test_probe_without_answers_falls_back_after_the_timeout(
+    telnet_server: Starter,
+) -> None:
+    port = await telnet_server(probe_timeout=0.3)
+    seen = await answering_client(port, b"FOOTERM", [])
+    assert b"READY cp437 80x24 footerm" in seen
+
+
 async def test_syncterm_type_means_cp437(telnet_server: Starter) -> None:
     port = await telnet_server()
     reader, writer = await tl3_client(port, term="syncterm")
