@@ -146,6 +146,14 @@ class SpectrangleScreen(GameScreenBase):
     async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
         if isinstance(event, Resize) or self.snap is None:
             return None
+        if isinstance(event, Text) and len(event.text) > 1 and self.mode != "type":
+            # Typed ahead (or pasted): one key at a time, so ":13/7 8/7" opens the line
+            # editor and fills it.
+            for ch in event.text:
+                transition = await self.on_event(Text(ch), ctx)
+                if transition is not None:
+                    return transition
+            return None
         if self.mode == "type":
             return await self._on_type(event, ctx)
         if self.mode == "confirm":
