@@ -16,9 +16,10 @@ import pytest
 from door.config import Config, DatabaseConfig, GamesConfig
 from door.games.registry import build_registry
 from door.services import Services, build_services
-from door.services.accounts import User
+from door.services.accounts import Accounts, User
 from door.services.clock import FakeClock
 from door.session import run_session
+from door.store.db import Database
 from door.ui.terminal import Encoding
 from tests.store import dbutil
 from tests.ui.faketerm import FakeTerminal
@@ -41,8 +42,21 @@ def partial_registry() -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def ui_sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One migrated database file, copied for each test (migrating each time is slow)."""
-    return dbutil.make_sqlite_template(tmp_path_factory.mktemp("ui-template"))
+    """One migrated database file holding Alice and Bob, copied for each test
+    (migrating and hashing their passwords for every test would be slow)."""
+    path = dbutil.make_sqlite_template(tmp_path_factory.mktemp("ui-template"))
+
+    async def add_players() -> None:
+        db = Database(dbutil.sqlite_url(path))
+        try:
+            accounts = Accounts(db, FakeClock())
+            await accounts.register("Alice", "alice-pw")
+            await accounts.register("Bob", "bob-pw1")
+        finally:
+            await db.dispose()
+
+    dbutil.run_blocking(add_players)
+    return path
 
 
 @pytest.fixture
@@ -77,14 +91,22 @@ async def services(
         await svc.close()
 
 
+async def player(services: Services, name: str) -> User:
+    user = await services.accounts.by_name(name)
+    assert user is not None, f"{name} is in the template database"
+    return user
+
+
 @pytest.fixture
 async def alice(services: Services) -> User:
-    return await services.accounts.register("Alice", "alice-pw")
+    """Alice, password ``alice-pw`` (already registered in the template)."""
+    return await player(services, "Alice")
 
 
 @pytest.fixture
 async def bob(services: Services) -> User:
-    return await services.accounts.register("Bob", "bob-pw1")
+    """Bob, password ``bob-pw1``."""
+    return await player(services, "Bob")
 
 
 class Running:
