@@ -163,7 +163,10 @@ class BgEngine:
         self._analyzer: Any = None
         self._play_analyzer: Any = None
         self._quick: Any = None
+        self._cpp: Any = None
         if module is not None:
+            # bgsage's compiled core, shipped in the same wheel (cube arithmetic).
+            self._cpp = importlib.import_module("bgbot_cpp")
             self._quick = module.BgBotAnalyzer(eval_level="1ply", cubeful=False)
             ply, _ = _LEVEL_SETTINGS[level]
             self._analyzer = module.BgBotAnalyzer(eval_level=ply, parallel_threads=threads)
@@ -184,12 +187,13 @@ class BgEngine:
     def choose(self, state: BackgammonState) -> BgMove:
         """The move this level makes for the seat to act. ``ValueError`` if nobody acts."""
         phase = state.phase
+        if phase == MOVING:
+            ranked = self.rank_plays(state, noisy=True)
+            if ranked:
+                return ranked[0].move
         legal = list(self.rules.legal_moves(state))
         if not legal:
             raise ValueError("nobody is to act in this position")
-        if phase == MOVING:
-            ranked = self.rank_plays(state, noisy=True)
-            return ranked[0].move if ranked else legal[0]
         if phase == DECIDE:
             if DOUBLE in legal and self._wants_double(state):
                 return DOUBLE
@@ -284,22 +288,13 @@ class BgEngine:
         cv = cube_view(state)
         board = board_of(state, state.turn)
         if self._analyzer is not None:
-            r = self._analyzer.cube_action(
-                board,
-                cube_value=cv.cube,
-                cube_owner=cv.owner,
-                away1=cv.away1,
-                away2=cv.away2,
-                is_crawford=cv.crawford,
-                jacoby=cv.jacoby,
-                beaver=cv.beavers,
-            )
+            d = self._bgsage_cube(state)
             return (
-                float(r.equity_nd),
-                float(r.equity_dt),
-                float(r.equity_dp),
-                bool(r.should_double),
-                bool(r.should_take),
+                float(d.equity_nd),
+                float(d.equity_dt),
+                float(d.equity_dp),
+                bool(d.should_double),
+                bool(d.should_take),
             )
         p = pubeval.pre_roll_probabilities(board)
         mine = cv.for_pubeval()
@@ -312,6 +307,48 @@ class BgEngine:
             1.0,
             pubeval.should_double(p, mine),
             pubeval.should_take(pubeval.invert(p), theirs),
+        )
+
+    def _pre_roll_probs(self, state: BackgammonState) -> list[float]:
+        """bgsage's cubeless probabilities for the seat on roll before he rolls, at this
+        level's depth: the opponent has just moved, so evaluate his view and invert."""
+        cv = cube_view(state)
+        opp_owner = {"centered": "centered", "player": "opponent", "opponent": "player"}
+        analyzer = self._play_analyzer if self._play_analyzer is not None else self._quick
+        r = analyzer.post_move_analytics(
+            board_of(state, 1 - state.turn),
+            cube_owner=opp_owner[cv.owner],
+            cube_value=cv.cube,
+            away1=cv.away2,
+            away2=cv.away1,
+            is_crawford=cv.crawford,
+            jacoby=cv.jacoby,
+        )
+        p = r.probs.to_list()
+        return [1.0 - p[0], p[3], p[4], p[1], p[2]]
+
+    def _bgsage_cube(self, state: BackgammonState) -> Any:
+        """bgsage's cube decision (Janowski) for the seat on roll: an object with
+        ``equity_nd``, ``equity_dt``, ``equity_dp``, ``should_double``, ``should_take``.
+
+        Assembled from the pre-roll probabilities rather than ``BgBotAnalyzer.cube_action``,
+        which reloads the network weights from disk on every call (100-150 ms); the
+        result is the same.
+        """
+        cpp = self._cpp
+        cv = cube_view(state)
+        board = board_of(state, state.turn)
+        probs = self._pre_roll_probs(state)
+        pp, op = cpp.pip_counts(board)
+        x = cpp.cube_efficiency(probs, cpp.is_race(board), pp, op)
+        owner = {
+            "centered": cpp.CubeOwner.CENTERED,
+            "player": cpp.CubeOwner.PLAYER,
+            "opponent": cpp.CubeOwner.OPPONENT,
+        }[cv.owner]
+        jacoby = cv.jacoby and cv.away1 == 0
+        return cpp.cube_decision_1ply(
+            probs, cv.cube, owner, x, cv.away1, cv.away2, cv.crawford, jacoby
         )
 
     def _wants_double(self, state: BackgammonState) -> bool:
@@ -345,17 +382,10 @@ class BgEngine:
         cv = cube_view(state)
         board = board_of(state, state.turn)
         if self._analyzer is not None:
-            r = self._analyzer.cube_action(
-                board,
-                cube_value=cv.cube,
-                cube_owner=cv.owner,
-                away1=cv.away1,
-                away2=cv.away2,
-                is_crawford=cv.crawford,
-                jacoby=cv.jacoby,
-                beaver=cv.beavers,
-            )
-            return bool(r.should_take), bool(r.is_beaver)
+            d = self._bgsage_cube(state)
+            take = bool(d.should_take)
+            # A beaver is right when the taker is the favourite after taking.
+            return take, take and cv.beavers and float(d.equity_dt) < 0.0
         p = pubeval.invert(pubeval.pre_roll_probabilities(board))
         cs = cv.for_pubeval(flipped=True)
         take = pubeval.should_take(p, cs)
@@ -373,20 +403,13 @@ class BgEngine:
             return True  # it wins the match
         board = board_of(state, state.turn)
         if self._analyzer is not None:
-            r = self._analyzer.cube_action(
-                board,
-                cube_value=cv.cube,
-                cube_owner=cv.owner,
-                away1=cv.away1,
-                away2=cv.away2,
-                is_crawford=cv.crawford,
-                jacoby=cv.jacoby,
-                beaver=cv.beavers,
-            )
-            # Cubeless gammon-aware equity: what playing on is worth, per unit cube.
-            eq = float(r.cubeless_equity) if not cv.away1 else float(r.optimal_equity)
-            mine = eq if on_roll_is_me else -eq
-            return level >= mine - 1e-6
+            probs = self._pre_roll_probs(state)
+            p5 = (probs[0], probs[1], probs[2], probs[3], probs[4])
+            if not on_roll_is_me:
+                p5 = pubeval.invert(p5)
+            # Playing on is worth about the cubeless equity (gammons included): accept
+            # when the offer gives at least that.
+            return level >= pubeval.cubeless_equity(p5, True) - 1e-6
         p = pubeval.pre_roll_probabilities(board)
         if not on_roll_is_me:
             p = pubeval.invert(p)

@@ -30,7 +30,9 @@ async def human(services: Services, name: str = "alice") -> int:
     return (await services.accounts.register(name, "correct horse")).id
 
 
-async def wait_for(services: Services, game_id: int, pred: Any, timeout: float = 5.0) -> GameSnapshot:
+async def wait_for(
+    services: Services, game_id: int, pred: Any, timeout: float = 5.0
+) -> GameSnapshot:
     """Poll the game until ``pred(snapshot)`` holds (the bots work in the background)."""
     end = time.monotonic() + timeout
     while True:
@@ -89,7 +91,9 @@ async def test_backgammon_expert_bot_replies_within_a_second_of_a_humans_move(
 ) -> None:
     uid = await human(services)
     helper = BgEngine("bg-intermediate", use_bgsage=False)
-    info = await services.games.begin(uid, "backgammon", {"match_length": 3}, [ME, bot("bg-expert")])
+    info = await services.games.begin(
+        uid, "backgammon", {"match_length": 3}, [ME, bot("bg-expert")]
+    )
     snap = await wait_for(services, info.id, humans_turn(uid))
     for _ in range(4):
         if snap.info.status != "active":
@@ -170,7 +174,7 @@ async def test_backgammon_hint_gives_three_plays_best_first_with_equities(
     rules = BackgammonRules()
     state = rules.apply_chance(rules.new_game(2, {"match_length": 0}), (3, 1))
     hints = await runner.hint("backgammon", state, n=3)
-    assert [text for text, _ in hints][0] == "8/5 6/5"
+    assert hints[0][0] == "8/5 6/5"
     equities = [float(e) for _, e in hints]
     assert len(hints) == 3 and equities == sorted(equities, reverse=True)
     for text, _ in hints:
@@ -178,19 +182,29 @@ async def test_backgammon_hint_gives_three_plays_best_first_with_equities(
 
 
 @needs_bgsage
-async def test_review_of_a_finished_bot_game_rates_both_players(
+async def test_review_of_a_finished_game_rates_both_players(
     services: Services, runner: BotRunner
 ) -> None:
     uid = await human(services)
+    helper = BgEngine("bg-intermediate", use_bgsage=False)
     info = await services.games.begin(
-        uid, "backgammon", {"match_length": 1}, [bot("bg-beginner"), bot("bg-expert")]
+        uid, "backgammon", {"match_length": 1}, [ME, bot("bg-expert")]
     )
-    await wait_for(services, info.id, lambda s: s.info.status == "finished", timeout=60)
+    snap = await wait_for(services, info.id, humans_turn(uid))
+    played = 0
+    while played < 6 and snap.info.status == "active":
+        move = helper.choose(snap.state)
+        played += move.action == "play"
+        text = helper.rules.format_move(snap.state, move)
+        await services.games.submit(info.id, uid, text, snap.info.version)
+        snap = await wait_for(services, info.id, humans_turn(uid))
+    if snap.info.status == "active":
+        await services.games.resign(info.id, uid)
     review = await runner.review(info.id)
     assert review.engine == "bgsage"
     assert [p.seat for p in review.players] == [0, 1]
+    assert review.players[0].decisions > 0
     for p in review.players:
-        assert p.decisions > 0
         assert p.error_rate >= 0.0
         assert list(p.mistakes) == sorted(p.mistakes, key=lambda m: -m.loss)
 
@@ -199,6 +213,8 @@ async def test_review_refuses_a_game_that_is_not_over(
     services: Services, runner: BotRunner
 ) -> None:
     uid = await human(services)
-    info = await services.games.begin(uid, "backgammon", {"match_length": 3}, [ME, SeatSpec("open")])
+    info = await services.games.begin(
+        uid, "backgammon", {"match_length": 3}, [ME, SeatSpec("open")]
+    )
     with pytest.raises(ValueError, match="once it is over"):
         await runner.review(info.id)
