@@ -333,11 +333,14 @@ class _Writer:
             self.out.append(f"{CSI}{y + 1};{x + 1}H")
         self.x, self.y = x, y
 
-    def cell(self, x: int, ch: str, style: Style) -> None:
+    def set_style(self, style: Style) -> None:
         change = _sgr_change(self.style, style, self.colors)
         if change:
             self.out.append(change)
             self.style = style
+
+    def cell(self, x: int, ch: str, style: Style) -> None:
+        self.set_style(style)
         glyph = _glyph_out(ch, self.encoding)
         self.out.append(glyph)
         w = 2 if char_width(ch[:1] or " ") == 2 else 1
@@ -399,6 +402,17 @@ def diff(old: Canvas | None, new: Canvas, caps: Caps) -> str:
                 changed.append((ux, uw))
         if not changed:
             continue
+        # A row whose end became blank is cleared with one "erase to end of line"
+        # rather than by sending spaces.
+        erase_from: int | None = None
+        if not full:
+            tail = new.width
+            while tail > 0 and nrow[tail - 1] == blank_default:
+                tail -= 1
+            blank_changed = [u for u in changed if u[0] >= tail]
+            if len(blank_changed) > 3:
+                erase_from = blank_changed[0][0]
+                changed = [u for u in changed if u[0] < tail]
         # Group changed units into runs, bridging gaps that are cheap to re-send.
         i = 0
         while i < len(changed):
@@ -424,6 +438,10 @@ def diff(old: Canvas | None, new: Canvas, caps: Caps) -> str:
                 if w.x is None:
                     break
             i = j
+        if erase_from is not None:
+            w.move(erase_from, y)
+            w.set_style(DEFAULT)
+            w.out.append(CSI + "K")
     if new.cursor is not None:
         cx, cy = new.cursor
         w.move(min(max(cx, 0), new.width - 1), min(max(cy, 0), new.height - 1))

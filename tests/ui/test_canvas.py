@@ -279,3 +279,14 @@ def test_diff_is_never_longer_than_a_full_redraw_by_much(
     old = draw(a)
     new = draw(b, old)
     assert len(diff(old, new, UTF8)) <= len(diff(None, new, UTF8)) + 16
+
+
+def test_a_line_that_became_blank_is_erased_not_overwritten() -> None:
+    c = Canvas(80, 24)
+    c.put(0, 5, "x" * 60)
+    d = Canvas(80, 24)
+    d.put(0, 5, "x" * 10)
+    out = diff(c, d, UTF8)
+    assert out.count(" ") == 0
+    assert "\x1b[K" in out
+    assert show(diff(None, c, UTF8), out) == d.lines()
