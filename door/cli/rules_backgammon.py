@@ -9,6 +9,9 @@
   line). An unreadable line is answered ``error: <reason>`` and a blank line; the exit
   status is then 1.
 - ``show --position-id ID [--match-id ID]``: an ASCII board.
+- ``selfplay --seed S [--match-length N]``: a whole match of random legal actions; one
+  line per event (``chance {"dice": [..]}`` or ``<seat> <action>``) with the state ID
+  after it, then ``final scores: a,b``. The same seed gives the same match.
 """
 
 from __future__ import annotations
@@ -93,6 +96,46 @@ def _cmd_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return 0
 
 
+def _cmd_selfplay(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    import json
+    import random
+
+    from door.games.backgammon.rules import BackgammonRules
+
+    out = out or sys.stdout
+    rules = BackgammonRules()
+    try:
+        state = rules.new_game(2, {"match_length": args.match_length})
+    except ValueError as exc:
+        sys.stderr.write(f"door rules backgammon selfplay: {exc}\n")
+        return 2
+    rng = random.Random(args.seed)
+    out.write(f"start\t{rules.to_id(state)}\n")
+    while rules.outcome(state) is None:
+        if rules.chance_pending(state):
+            event = rules.sample_chance(state, rng)
+            state = rules.apply_chance(state, event)
+            text = "chance " + json.dumps(rules.chance_to_json(event))
+        else:
+            seat = rules.to_act(state)
+            moves = list(rules.legal_moves(state))
+            words = {m.action: m for m in moves}
+            # Mostly roll and take, so games are played out rather than dropped at once.
+            if "roll" in words and rng.random() < 0.9:
+                move = words["roll"]
+            elif "take" in words and rng.random() < 0.8:
+                move = words["take"]
+            else:
+                move = rng.choice(moves)
+            text = f"{seat} {rules.format_move(state, move)}"
+            state = rules.apply(state, move)
+        out.write(f"{text}\t{rules.to_id(state)}\n")
+    outcome = rules.outcome(state)
+    assert outcome is not None
+    out.write("final scores: " + ",".join(str(s) for s in outcome.scores) + "\n")
+    return 0
+
+
 def register(games: Any) -> None:
     """Add ``backgammon`` with its ``moves`` and ``show`` sub-commands."""
     parser = games.add_parser(
@@ -119,3 +162,10 @@ def register(games: Any) -> None:
     show.add_argument("--position-id", required=True, help="gnubg Position ID")
     show.add_argument("--match-id", default=None, help="gnubg Match ID")
     show.set_defaults(func=_cmd_show)
+
+    selfplay = sub.add_parser("selfplay", help="play a whole match with random legal actions")
+    selfplay.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    selfplay.add_argument(
+        "--match-length", type=int, default=1, help="points, 0 = one money game (default 1)"
+    )
+    selfplay.set_defaults(func=_cmd_selfplay)

@@ -340,9 +340,10 @@ class BackgammonRules:
     @staticmethod
     def _implied_post(state: BackgammonState) -> bool:
         length = state.match_length
+        # A 1-point match starts at "match point": it has no Crawford game.
         return (
             state.options.crawford
-            and length > 0
+            and length > 1
             and not state.crawford_game
             and any(s == length - 1 for s in state.score)
         )

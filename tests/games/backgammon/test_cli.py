@@ -158,3 +158,20 @@ def test_the_door_command_runs_it_as_a_program() -> None:
         check=False,
     )
     assert proc.returncode == 0 and len(proc.stdout.splitlines()) == 7
+
+
+def test_selfplay_plays_a_whole_match_and_repeats_with_the_same_seed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from door.games.backgammon.rules import BackgammonRules
+
+    status, out, _ = _run(["selfplay", "--seed", "5", "--match-length", "3"], capsys)
+    lines = out.splitlines()
+    assert status == 0 and lines[-1].startswith("final scores: ")
+    scores = [int(n) for n in lines[-1].split(": ")[1].split(",")]
+    assert max(scores) == 3 and min(scores) < 3
+    rules = BackgammonRules()
+    last = rules.from_id(lines[-2].split("\t")[1])
+    assert rules.outcome(last) is not None
+    _status, again, _ = _run(["selfplay", "--seed", "5", "--match-length", "3"], capsys)
+    assert again == out
