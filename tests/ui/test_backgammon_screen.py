@@ -478,3 +478,98 @@ async def test_one_checker_step_costs_at_most_200_bytes(
     r.term.press("left")
     await r.term.settle()
     assert 0 < r.term.take_bytes() <= 80
+
+
+# --- aids and replays -----------------------------------------------------------------------
+
+
+async def test_hint_shows_the_computers_best_plays(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    from door.services.bots import BotRunner
+
+    services.bots = BotRunner(services)
+    gid = await begin(services, alice, bob)
+    r, state, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    r.term.type("h")
+    await r.term.wait_for("Hints:", timeout=20)
+    best = await services.bots.hint("backgammon", state, 3)
+    assert f"1. {best[0][0]} {best[0][1]}" in r.term.display_text()
+
+
+async def test_hint_says_so_when_no_computer_player_runs(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, _, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    r.term.type("h")
+    await r.term.settle()
+    assert "No computer player is running" in r.term.display_text()
+
+
+async def test_hint_is_refused_when_the_table_plays_without(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    info = await services.games.begin(
+        alice.id,
+        "backgammon",
+        {},
+        [SeatSpec("me"), SeatSpec("user", bob.name)],
+        hints_allowed=False,
+    )
+    await services.games.join(info.id, bob.id)
+    r, _, _ = await open_mover(services, info.id, {0: alice, 1: bob}, start_session)
+    assert "H)int" not in r.term.row(23)
+    r.term.type("h")
+    await r.term.settle()
+    assert "without hints" in r.term.display_text()
+
+
+async def test_the_opponents_last_play_is_marked_on_the_board(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob, NO_CUBE)
+    state = await state_of(services, gid)
+    users = {0: alice, 1: bob}
+    rules = BackgammonRules()
+    play = rules.legal_moves(state)[0]
+    version = (await services.games.get(gid)).info.version
+    await services.games.submit(gid, users[state.turn].id, rules.format_move(state, play), version)
+    viewer = 1 - state.turn
+    r = await start_session(users[viewer], start=f"game:{gid}")
+    col = colour(viewer)
+    marked = set()
+    for spot in range(1, 25):
+        lx, ly, _ = bgb.spot_label_cell(spot, col)
+        cell = r.term.char_at(1 + lx + 1, 1 + ly)
+        if cell.fg == "brown" and cell.bold:
+            marked.add(spot)
+    expected = {25 - p for step in play.steps for p in step[:2] if 1 <= p <= 24}
+    assert expected <= marked
+
+
+async def test_a_finished_match_opens_in_the_step_by_step_replay(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob, NO_CUBE)
+    users = {0: alice, 1: bob}
+    rules = BackgammonRules()
+    plays = 0
+    for _ in range(3):
+        state = await state_of(services, gid)
+        version = (await services.games.get(gid)).info.version
+        move = rules.legal_moves(state)[0]
+        plays += len(move.steps) + 1  # a "rolled" picture, then one per step
+        await services.games.submit(
+            gid, users[state.turn].id, rules.format_move(state, move), version
+        )
+    await services.games.resign(gid, bob.id)
+    r = await start_session(alice, start=f"game:{gid}")
+    total = plays + 1  # and the resignation
+    assert f"1/{total}" in r.term.row(16) and "rolled" in r.term.row(16)
+    r.term.press("end")
+    await r.term.settle()
+    assert f"{total}/{total}" in r.term.row(16) and "resigned" in r.term.row(16)
+    assert "wins the 1-point match" in r.term.display_text()
+    r.term.type("q")
+    await r.term.wait_for("Main Menu")

@@ -470,3 +470,45 @@ async def test_without_colour_the_side_letters_still_tell_the_colours(
         assert r.term.char_at(BOARD_X + c.x, BOARD_Y + c.y).data == letter
     for params in re.findall(r"\x1b\[([0-9;]*)m", r.term.raw.decode("utf-8")):
         assert not any(30 <= int(p) <= 47 for p in params.split(";") if p), params
+
+
+async def test_the_fields_just_placed_by_others_are_marked(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    users = await players(services, alice, bob)
+    gid = await begin3(services, *users.values())
+    state = await state_of(services, gid)
+    viewer = users[(state.turn + 2) % 3]  # type: ignore[operator]
+    fields_placed = []
+    for _ in range(2):
+        s = await state_of(services, gid)
+        move = RULES.scored_moves(s)[0][0]
+        fields_placed.append(move.field)
+        await play_via_service(services, gid, users, move)
+    r = await start_session(viewer, start=f"game:{gid}")
+    assert "Since you last looked" in r.term.display_text()
+    for f in fields_placed:
+        x, y = spb.field_center(f)
+        assert r.term.char_at(BOARD_X + x, BOARD_Y + y).underscore
+
+
+async def test_a_finished_game_opens_in_the_step_by_step_replay(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    info = await services.games.begin(
+        alice.id, "spectrangle", {}, [SeatSpec("me"), SeatSpec("user", bob.name)]
+    )
+    await services.games.join(info.id, bob.id)
+    users = {0: alice, 1: bob}
+    for _ in range(3):
+        await play_via_service(
+            services, info.id, users, RULES.legal_moves(await state_of(services, info.id))[0]
+        )
+    await services.games.resign(info.id, bob.id)
+    r = await start_session(alice, start=f"game:{info.id}")
+    assert "Move 1 of 4:" in r.term.display_text() and "placed" in r.term.display_text()
+    r.term.press("end")
+    await r.term.settle()
+    assert "Move 4 of 4:" in r.term.display_text() and "resigned" in r.term.display_text()
+    r.term.type("q")
+    await r.term.wait_for("Main Menu")

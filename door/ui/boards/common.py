@@ -146,6 +146,9 @@ class GameScreenBase(Screen):
     def on_loaded(self, ctx: Context) -> None:
         """Called after every (re)load: reset cursors, selections, partial moves."""
 
+    def on_moves_seen(self, moves: list[LoggedMove]) -> None:
+        """The other players' moves the viewer has just been told about (to mark them)."""
+
     # --- loading --------------------------------------------------------------------------
     async def on_enter(self, ctx: Context) -> None:
         await self.reload(ctx)
@@ -155,6 +158,7 @@ class GameScreenBase(Screen):
             others = await self._moves_since(ctx, snap.last_seen_seq)
             if others:
                 self.notice_line = "Since you last looked: " + self.describe_moves(others)
+                self.on_moves_seen(others)
             await self._mark_seen(ctx)
 
     async def reload(self, ctx: Context) -> None:
@@ -245,6 +249,7 @@ class GameScreenBase(Screen):
         moves = await self._moves_since(ctx, before)
         if moves:
             ctx.status("Meanwhile " + self.describe_moves(moves))
+            self.on_moves_seen(moves)
             await self._mark_seen(ctx)
         elif notice.kind == "finished":
             ctx.status(clean(notice.text))

@@ -120,6 +120,7 @@ class BackgammonScreen(GameScreenBase):
         self.hints: list[tuple[str, str]] = []
         self.frames: list[Frame] = []
         self.frame = 0
+        self.marks: frozenset[int] = frozenset()
 
     # --- who is who --------------------------------------------------------------------------
     @property
@@ -145,7 +146,23 @@ class BackgammonScreen(GameScreenBase):
             return me, opp  # the viewer is the mover while a partial play exists
         return state.board[self.viewer], state.board[1 - self.viewer]
 
+    def on_moves_seen(self, moves: list[LoggedMove]) -> None:
+        """Mark the points the opponent's last play moved from and to."""
+        assert self.rules is not None
+        for m in reversed(moves):
+            before: BackgammonState = m.before
+            if m.text.startswith("(") or before.phase != MOVING:
+                continue
+            try:
+                move = self.rules.parse_move(before, m.text)
+            except ValueError:
+                return
+            spots = {self._viewer_spot(p, before.turn) for s in move.steps for p in s[:2]}
+            self.marks = frozenset(spots)
+            return
+
     def on_loaded(self, ctx: Context) -> None:
+        self.marks = frozenset()
         self.lifted = None
         self.targets = frozenset()
         self.hints = []
@@ -434,8 +451,8 @@ class BackgammonScreen(GameScreenBase):
         if bots is None:
             ctx.status("No computer player is running on this server to give hints.")
             return
-        if self.bg.phase != MOVING:
-            ctx.status("Hints are for checker plays: roll first.")
+        if self.bg.phase not in (MOVING, DECIDE, DOUBLED):
+            ctx.status("There is nothing to choose now.")
             return
         found = await bots.hint("backgammon", self.bg, 3)
         self.hints = [(str(m), str(e)) for m, e in found]
@@ -552,9 +569,9 @@ class BackgammonScreen(GameScreenBase):
             return f"Arrows/keypad Enter pick/drop R)emove U)ndo :type{hint} V)iew I)Ds Q)uit"
         if phase == DECIDE:
             dbl = " D)ouble" if can_double(self.bg) else ""
-            return f"R)oll{dbl}  :type  V)iew last turn  I)Ds  X) resign  Q)uit"
+            return f"R)oll{dbl}  :type{hint}  V)iew last turn  I)Ds  X) resign  Q)uit"
         if phase == DOUBLED:
-            return "T)ake  D)rop  :type  V)iew  I)Ds  Q)uit"
+            return f"T)ake  D)rop  :type{hint}  V)iew  I)Ds  Q)uit"
         if phase == RESIGNING:
             return "A)ccept  R)eject  V)iew  I)Ds  Q)uit"
         return "V)iew  I)Ds  Q)uit"
@@ -599,7 +616,7 @@ class BackgammonScreen(GameScreenBase):
         pic = BoardPicture(
             mine, theirs, self.colour,
             cursor=self.cursor if show_cursor else None,
-            lifted=self.lifted, targets=self.targets,
+            lifted=self.lifted, targets=self.targets, marks=self.marks,
             dice=dice, dice_used=used, dice_mine=state.turn == self.viewer,
         )  # fmt: skip
         draw_board(canvas, BOARD_X, BOARD_Y, pic, ctx.glyphs, colors)
@@ -643,6 +660,11 @@ class BackgammonScreen(GameScreenBase):
             canvas.put(x, 4, clip_text(f"Cube {state.cube}, {owner}", w), TEXT)
         else:
             canvas.put(x, 4, "No doubling cube", DIM)
+        last = state.last_game
+        if last is not None and state.phase != OVER:
+            pts = f"{last.points} point{'s' if last.points != 1 else ''}"
+            line = f"Last game: {self.name_of(last.winner, 12)} won {pts}"
+            canvas.put(x, 5, clip_text(line, w), DIM)
         y = 6
         if info.status == "active" and info.to_act is not None:
             who = "your" if self.can_act else f"{self.name_of(info.to_act, 12)}'s"

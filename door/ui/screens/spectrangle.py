@@ -87,6 +87,7 @@ class SpectrangleScreen(GameScreenBase):
         self.bag_shown = False
         self.steps: list[LoggedMove] = []
         self.step = 0
+        self.marks: frozenset[int] = frozenset()
 
     # --- state helpers ----------------------------------------------------------------------
     @property
@@ -122,7 +123,21 @@ class SpectrangleScreen(GameScreenBase):
     def aids_allowed(self) -> bool:
         return self.snap is not None and self.snap.info.hints_allowed
 
+    def on_moves_seen(self, moves: list[LoggedMove]) -> None:
+        """Mark the fields the other players just placed on."""
+        assert self.rules is not None
+        fields_: set[int] = set()
+        for m in moves:
+            try:
+                move = self.rules.parse_move(m.before, m.text)
+            except ValueError:
+                continue
+            if move.kind == "place" and move.field is not None:
+                fields_.add(move.field)
+        self.marks = frozenset(fields_)
+
     def on_loaded(self, ctx: Context) -> None:
+        self.marks = frozenset()
         hand = self.my_hand()
         if self.selected >= len(hand):
             self.selected = 0
@@ -388,7 +403,7 @@ class SpectrangleScreen(GameScreenBase):
         draw_board(
             canvas, BOARD_X, BOARD_Y, tiles_of(state), ctx.glyphs, colors,
             bonuses=[f.bonus for f in fields()], accept=accept,
-            cursor=self.cursor if self.can_act else None, preview=preview,
+            cursor=self.cursor if self.can_act else None, preview=preview, marked=self.marks,
         )  # fmt: skip
         self._render_panel(canvas, ctx, state)
         self._render_bottom(canvas, ctx, accept)
@@ -486,6 +501,8 @@ class SpectrangleScreen(GameScreenBase):
             self.editor.render(canvas, 7, y + 1, min(40, canvas.width - 8))
         elif self.mode == "confirm":
             canvas.put(1, y + 1, clip_text(self.confirm_question, w), PROMPT)
+        elif self.notice_line and self.can_act and self.mode == "play":
+            canvas.put(1, y + 1, clip_text(self.notice_line, w), DIM)
 
     def _render_view(self, canvas: Canvas, ctx: Context) -> None:
         step = self.steps[self.step]
