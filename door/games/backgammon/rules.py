@@ -616,6 +616,10 @@ class BackgammonRules:
             if move.steps:
                 raise IllegalMoveError("you have no legal move with this roll: the turn passes")
             after_me, after_opp = me, opp
+        elif not move.steps:
+            raise IllegalMoveError(
+                "you have a legal move, so you must play: e.g. " + notation.format_play(plays[0][0])
+            )
         else:
             result = self._walk_steps(state, move.steps)
             legal = {(p[1], p[2]) for p in plays}
@@ -711,6 +715,8 @@ class BackgammonRules:
         if self.chance_pending(state):
             raise IllegalMoveError("the dice must be rolled first")
         first, _, rest = words.partition(" ")
+        if words == "pass" and phase == MOVING and not self.plays(state):
+            return EMPTY_PLAY  # "pass" with nothing to play means passing the turn
         if words in ("roll", "r"):
             return ROLL
         if words in ("double", "redouble", "d"):

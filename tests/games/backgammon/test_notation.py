@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from door.games.backgammon.movegen import Step
+from door.games.backgammon.moves import BgMove
 from door.games.backgammon.notation import format_play, parse_text
 from door.games.backgammon.position import start_side
 from door.games.backgammon.rules import BackgammonRules, mover_sides
@@ -221,3 +222,16 @@ def test_bearing_off_with_a_larger_number_from_below_the_highest_point_is_named(
     state = moving_state(side(p5=1, p4=1), (0,) * 25, 6, 1)
     with pytest.raises(IllegalMoveError, match="highest point"):
         rules.parse_move(state, "4/off")
+
+
+def test_pass_with_nothing_to_play_passes_the_turn() -> None:
+    rules = BackgammonRules()
+    state = moving_state(side(bar=1, p6=5), opp_holding(19, 20, 21, 22, 23, 24), 6, 5)
+    assert rules.parse_move(state, "pass") == rules.legal_moves(state)[0]
+
+
+def test_an_empty_play_is_refused_when_a_play_exists() -> None:
+    rules = BackgammonRules()
+    state = _opening(3, 1)
+    with pytest.raises(IllegalMoveError, match="you must play"):
+        rules.apply(state, BgMove("play"))
