@@ -280,7 +280,8 @@ async def run_session(
     ``user`` is the signed-in user, or ``None`` to show the log-in / registration screen
     first. ``start`` opens a particular screen instead of the main menu: ``"play"``
     (games waiting on you), ``"open"``, ``"active"``, ``"mine"``, ``"finished"``,
-    ``"begin"``, ``"rank"``, ``"instructions"``, ``"settings"`` or ``"game:<id>"``.
+    ``"begin"``, ``"rank"``, ``"instructions"``, ``"settings"``, ``"game:<id>"``, or a
+    game kind (``"backgammon"``: that game's lists, or begin one).
     """
     from door.ui.screens import first_screens
 

@@ -553,3 +553,40 @@ async def test_begin_escape_from_the_opponent_chooser_changes_nothing(
     await r.term.settle()
     assert "Opponent: Anyone who joins" in r.term.display_text()
     assert "Who will be" not in r.term.display_text()
+
+
+async def test_kind_key_filters_the_list_to_one_game(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    bg = await open_game_by(services, bob, "backgammon")
+    sp = await open_game_by(services, bob, "spectrangle")
+    r = await start_session(alice, start="open")
+    assert f"#{bg}" in r.term.display_text() and f"#{sp}" in r.term.display_text()
+    r.term.type("k")
+    await r.term.settle()
+    assert "(Backgammon)" in r.term.row(0)
+    assert f"#{bg}" in r.term.display_text() and f"#{sp}" not in r.term.display_text()
+    r.term.type("k")
+    await r.term.settle()
+    assert f"#{sp}" in r.term.display_text() and f"#{bg}" not in r.term.display_text()
+    r.term.type("k")
+    await r.term.settle()
+    assert "(" not in r.term.row(0)
+
+
+async def test_start_naming_a_game_kind_shows_its_games_waiting_on_you(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    info = await started_game(services, alice, bob, kind="spectrangle")
+    waiter = alice if info.is_waiting_on(alice.id) else bob
+    r = await start_session(waiter, start="spectrangle")
+    assert "Waiting on me (Spectrangle)" in r.term.row(0)
+    assert f"#{info.id}" in r.term.display_text()
+
+
+async def test_start_naming_a_game_kind_with_nothing_going_on_begins_one(
+    start_session: StartSession, alice: User
+) -> None:
+    r = await start_session(alice, start="backgammon")
+    assert "Begin a new game" in r.term.row(0)
+    assert "A new game of Backgammon" in r.term.display_text()

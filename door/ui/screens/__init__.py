@@ -76,6 +76,16 @@ async def start_screen(ctx: Context, start: str | None) -> Screen | None:
     }  # fmt: skip
     if start in lists:
         return GameListScreen(lists[start])
+    kinds = dict(ctx.services.games.kinds())
+    if start in kinds and ctx.user is not None:
+        # A door code naming a game (a BBS menu entry "Backgammon"): the games of that
+        # kind waiting for you, else those open to join, else begin one.
+        games = ctx.services.games
+        for which in ("waiting", "open"):
+            _, total = await games.list_games(lists[which], ctx.user.id, start, limit=1)
+            if total:
+                return GameListScreen(lists[which], kind=start)
+        return BeginScreen(start)
     if start == "begin":
         return BeginScreen()
     if start == "rank":

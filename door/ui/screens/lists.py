@@ -77,34 +77,38 @@ class GameListScreen(Screen):
     """One list at a time, switched with O/A/M/W/F or ←/→; Enter opens the highlighted
     game (joining it when it is open), L leaves an open game you sit in."""
 
-    key_help = "O A M W F: lists · Up/Down, Enter: open · N)ext P)rev page · L)eave · Q)uit"
+    key_help = "O A M W F: lists · Up/Down Enter: open · N)ext P)rev · K)ind · L)eave · Q)uit"
 
-    def __init__(self, which: Which = "active") -> None:
+    def __init__(self, which: Which = "active", kind: str | None = None) -> None:
         self.which: Which = which
+        self.kind = kind
+        self.kind_titles: dict[str, str] = {}
         self.view: ListView[Any] = ListView(page_size=14)
         self.now: datetime | None = None
 
     @property
     def title(self) -> str:  # type: ignore[override]
-        return f"door — Games: {dict((w, t) for w, _, t in TABS)[self.which]}"
+        kind = f" ({self.kind_titles.get(self.kind, self.kind)})" if self.kind else ""
+        return f"door — Games: {dict((w, t) for w, _, t in TABS)[self.which]}{kind}"
 
     async def load(self, ctx: Context, offset: int | None = None) -> None:
         self.view.page_size = max(ctx.caps.height, 24) - 10
         offset = self.view.offset if offset is None else offset
         uid = ctx.user.id if ctx.user else None
         items, total = await ctx.services.games.list_games(
-            self.which, uid, offset=offset, limit=self.view.page_size
+            self.which, uid, self.kind, offset=offset, limit=self.view.page_size
         )
         if not items and offset > 0 and total > 0:
             # The list shrank under us: show its last page.
             offset = max((total - 1) // self.view.page_size * self.view.page_size, 0)
             items, total = await ctx.services.games.list_games(
-                self.which, uid, offset=offset, limit=self.view.page_size
+                self.which, uid, self.kind, offset=offset, limit=self.view.page_size
             )
         self.view.set_page(items, total, offset)
         self.now = ctx.services.clock.now()
 
     async def on_enter(self, ctx: Context) -> None:
+        self.kind_titles = dict(ctx.services.games.kinds())
         await self.load(ctx, 0)
 
     async def on_resume(self, result: Any, ctx: Context) -> Transition | None:
@@ -138,6 +142,13 @@ class GameListScreen(Screen):
                     return None
             if ch == "L":
                 return await self.leave(ctx)
+            if ch == "K":
+                # All games, then each kind in turn.
+                kinds: list[str | None] = [None, *self.kind_titles]
+                self.kind = kinds[(kinds.index(self.kind) + 1) % len(kinds)]
+                self.view.selected = 0
+                await self.load(ctx, 0)
+                return None
         action = self.view.handle(event)
         if action is None:
             return None
