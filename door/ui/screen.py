@@ -16,7 +16,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from door.ui.canvas import BLACK, BLUE, CYAN, RED, WHITE, YELLOW, Canvas, Style, clip_text
+from door.ui.canvas import (
+    BLACK,
+    BLUE,
+    CYAN,
+    RED,
+    WHITE,
+    YELLOW,
+    Canvas,
+    Style,
+    clip_text,
+    text_width,
+)
 from door.ui.glyphs import Glyphs
 from door.ui.terminal import Caps, InputEvent
 
@@ -182,7 +193,7 @@ def draw_title(canvas: Canvas, ctx: Context, title: str, right: str = "") -> Non
     canvas.put(1, 0, clip_text(clean(title), canvas.width - 2), TITLE_STYLE)
     if right:
         r = clip_text(clean(right), max(canvas.width // 2 - 2, 0))
-        canvas.put(canvas.width - 1 - len(r), 0, r, TITLE_STYLE)
+        canvas.put(canvas.width - 1 - text_width(r), 0, r, TITLE_STYLE)
 
 
 def draw_help(canvas: Canvas, ctx: Context, text: str) -> None:
