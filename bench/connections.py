@@ -1,15 +1,19 @@
-"""Concurrent telnet sessions: login latency and memory per idle session.
+"""Concurrent telnet sessions: login latency, memory and CPU per session.
 
 Starts ``door serve`` in a subprocess on a temp-dir SQLite database with N pre-created
 users, then opens N telnet sessions with telnetlib3's client (ramped at ``--rate`` per
 second), each logging in and then idling on the main menu until all are in. Reports the
-time from connect to the first post-login screen (the main menu) and the server's RSS
-growth per session. A second phase (``--burst``, default 100) connects that many more at
-once, to show the listen backlog copes (logins then queue behind scrypt on 2 cores).
+time from connect to the first post-login screen (the main menu), the server's RSS growth
+per idle session, and the server's CPU time per login. Latency is only meaningful on an
+otherwise idle machine (the load average at the start is reported beside it); CPU per
+login is not: it says which login rate the machine sustains. A second phase (``--burst``,
+default 100) connects that many more at once, to show the listen backlog copes (the logins
+then queue behind scrypt).
 
-    python3 bench/connections.py [-n 500] [--rate 25] [--burst 100]
+    python3 bench/connections.py [-n 500] [--rate 10] [--burst 100]
 
-The last line is one JSON object: ``p99_ms`` (ramped), ``rss_kib_per_session``, and more.
+The last line is one JSON object: ``p99_ms`` (ramped), ``rss_kib_per_session``,
+``server_cpu_ms_per_login`` and more.
 """
 
 from __future__ import annotations
@@ -45,6 +49,12 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of ``pid`` (all its threads), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_kib(pid: int) -> int:
@@ -164,6 +174,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             warm.close()
             await asyncio.sleep(0.5)
             baseline = rss_kib(proc.pid)
+            cpu_before = cpu_seconds(proc.pid)
+            load_before = os.getloadavg()[0]
 
             gap = 1.0 / args.rate
             tasks = []
@@ -173,6 +185,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 tasks.append(asyncio.create_task(client.login()))
                 await asyncio.sleep(gap)
             await asyncio.gather(*tasks)
+            cpu_ramp = cpu_seconds(proc.pid) - cpu_before
             for client in clients:
                 idlers.append(asyncio.create_task(client.idle()))
             await asyncio.sleep(1.0)
@@ -207,6 +220,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "max_ms": round(max(ramp), 1) if ramp else None,
         "rss_kib_per_session": round((loaded - baseline) / max(1, len(ramp)), 1),
         "server_rss_mib": round(loaded / 1024, 1),
+        "server_cpu_ms_per_login": round(cpu_ramp * 1000 / max(1, len(ramp)), 1),
+        "load_avg_at_start": round(load_before, 2),
+        "cpus": os.cpu_count(),
         "burst": args.burst,
         "burst_logged_in": len(burst),
         "burst_errors": len(burst_errors),
@@ -220,7 +236,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", "--sessions", type=int, default=500)
-    parser.add_argument("--rate", type=float, default=25.0, help="new sessions per second")
+    parser.add_argument("--rate", type=float, default=10.0, help="new sessions per second")
     parser.add_argument("--burst", type=int, default=100, help="sessions opened at once after")
     args = parser.parse_args()
     result = asyncio.run(run(args))
