@@ -573,3 +573,58 @@ async def test_a_finished_match_opens_in_the_step_by_step_replay(
     assert "wins the 1-point match" in r.term.display_text()
     r.term.type("q")
     await r.term.wait_for("Main Menu")
+
+
+async def open_from_play(r: Running) -> None:
+    """P)lay from the main menu: the game waiting on you (from the list if it shows one)."""
+    r.term.type("p")
+    await r.term.settle()
+    if "Games:" in r.term.row(0):
+        r.term.press("enter")
+        await r.term.settle()
+
+
+async def test_the_whole_journey_begin_join_and_both_players_move(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    # Alice begins a game against Bob through the menus.
+    a = await start_session(alice, start="begin")
+    a.term.type("b")  # backgammon
+    a.term.type("1")
+    a.term.type("n")
+    a.term.line("Bob")
+    a.term.type("s")  # start
+    await a.term.settle()
+    # Bob joins it from the list of open games and lands on the board.
+    b = await start_session(bob, start="open")
+    b.term.press("enter")
+    await b.term.wait_for("It has begun!")
+    games, _ = await services.games.list_games("active", bob.id)
+    gid = games[0].id
+    state = await state_of(services, gid)
+    users = {0: alice, 1: bob}
+    terms = {alice.id: a, bob.id: b}
+    first, second = users[state.turn], users[1 - state.turn]
+    # The one who won the opening roll opens it from P)lay and moves with the cursor.
+    r1 = terms[first.id]
+    if first is alice:
+        await open_from_play(r1)
+    await r1.term.wait_for("It is your turn.")
+    played = await play_with_cursor(r1, state)
+    r1.term.type("y")
+    await r1.term.settle()
+    # The other rolls and answers in notation.
+    r2 = terms[second.id]
+    if second is alice:
+        await open_from_play(r2)
+    await r2.term.wait_for("R)oll")
+    r2.term.type("r")
+    await r2.term.wait_for("You rolled")
+    state2 = await state_of(services, gid)
+    rules = BackgammonRules()
+    reply = rules.format_move(state2, rules.legal_moves(state2)[0])
+    r2.term.type(":" + reply)
+    r2.term.press("enter")
+    await r2.term.settle()
+    moves = [e.payload["move"] for e in await services.games.events(gid) if e.kind == "move"]
+    assert moves == [played, "roll", reply]
