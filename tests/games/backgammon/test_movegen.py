@@ -237,3 +237,25 @@ def test_legal_plays_match_the_bgsage_fixture() -> None:
         if not agrees(ours, (int(n), sha, fin)):
             bad.append(pos)
     assert bad == []
+
+
+def test_legal_plays_match_gnubgs_own_generator_on_2000_positions() -> None:
+    # Fixture made with gnubg's move generator (gnubg_nn.moves): like gnubg, we demand every
+    # die that can be used even when the last checker could be borne off with fewer.
+    import hashlib
+
+    from door.games.backgammon.ids import encode_position
+
+    rows = [
+        line.split()
+        for line in (DATA / "gnubg_crosscheck.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
+    assert len(rows) >= 2000
+    bad = []
+    for pos, d1, d2, n, sha in rows:
+        me, opp = decode_position(pos)
+        ids = sorted(encode_position(m, o) for _p, m, o in legal_plays(me, opp, int(d1), int(d2)))
+        if (len(ids), hashlib.sha1(" ".join(ids).encode()).hexdigest()) != (int(n), sha):
+            bad.append((pos, d1, d2))
+    assert bad == []
