@@ -217,11 +217,11 @@ class Accounts:
         hashed = await asyncio.to_thread(hash_password, password)
         now = self.clock.now()
 
-        async def action(conn: Any) -> User:
-            if await q.user_row_by_key(conn, name_key(name)) is not None:
+        def action(conn: Any) -> User:
+            if q.user_row_by_key(conn, name_key(name)) is not None:
                 raise AccountError(f"the name {name!r} is taken; choose another")
-            uid = await q.insert_user(conn, name, name_key(name), hashed, False, now, {})
-            return user_from_row(await q.user_row(conn, uid))
+            uid = q.insert_user(conn, name, name_key(name), hashed, False, now, {})
+            return user_from_row(q.user_row(conn, uid))
 
         try:
             return await self.db.transact(action)
@@ -234,8 +234,7 @@ class Accounts:
             key = name_key(name)
         except TypeError:
             return None
-        async with self.db.read() as conn:
-            row = await q.user_row_by_key(conn, key)
+        row = await self.db.run_read(lambda conn: q.user_row_by_key(conn, key))
         if row is None or row.password_hash is None:
             if self._dummy is None:
                 self._dummy = await asyncio.to_thread(_dummy_hash)
@@ -248,31 +247,29 @@ class Accounts:
 
     async def get(self, user_id: int) -> User:
         """The user with this id; ``AccountError`` if there is none."""
-        async with self.db.read() as conn:
-            row = await q.user_row(conn, user_id)
+        row = await self.db.run_read(lambda conn: q.user_row(conn, user_id))
         if row is None:
             raise AccountError("no such user")
         return user_from_row(row)
 
     async def by_name(self, name: str) -> User | None:
         """The user with this name (case ignored), or None."""
-        async with self.db.read() as conn:
-            row = await q.user_row_by_key(conn, name_key(name))
+        key = name_key(name)
+        row = await self.db.run_read(lambda conn: q.user_row_by_key(conn, key))
         return None if row is None else user_from_row(row)
 
     async def change_password(self, user_id: int, old: str, new: str) -> None:
         """Change a password, given the old one."""
         check_password_text(new)
-        async with self.db.read() as conn:
-            row = await q.user_row(conn, user_id)
+        row = await self.db.run_read(lambda conn: q.user_row(conn, user_id))
         if row is None:
             raise AccountError("no such user")
         if not await asyncio.to_thread(verify_password, old, row.password_hash):
             raise AccountError("the old password is not right; nothing was changed")
         hashed = await asyncio.to_thread(hash_password, new)
 
-        async def action(conn: Any) -> None:
-            await q.update_user(conn, user_id, password_hash=hashed)
+        def action(conn: Any) -> None:
+            q.update_user(conn, user_id, password_hash=hashed)
 
         await self.db.transact(action)
 
@@ -291,12 +288,12 @@ class Accounts:
         return await self._update_by_name(name, is_banned=bool(flag))
 
     async def _update_by_name(self, name: str, **values: Any) -> User:
-        async def action(conn: Any) -> User:
-            row = await q.user_row_by_key(conn, name_key(name))
+        def action(conn: Any) -> User:
+            row = q.user_row_by_key(conn, name_key(name))
             if row is None:
                 raise AccountError(f"there is no user called {name!r}")
-            await q.update_user(conn, row.id, **values)
-            return user_from_row(await q.user_row(conn, row.id))
+            q.update_user(conn, row.id, **values)
+            return user_from_row(q.user_row(conn, row.id))
 
         return await self.db.transact(action)
 
@@ -307,15 +304,15 @@ class Accounts:
         key = parse_public_key(openssh_public_key_line)
         now = self.clock.now()
 
-        async def action(conn: Any) -> str:
-            if await q.user_row(conn, user_id) is None:
+        def action(conn: Any) -> str:
+            if q.user_row(conn, user_id) is None:
                 raise AccountError("no such user")
-            owner = await q.key_owner(conn, key.fingerprint)
+            owner = q.key_owner(conn, key.fingerprint)
             if owner is not None:
                 if owner == user_id:
                     raise AccountError("you already have that key")
                 raise AccountError("that key belongs to another account")
-            await q.insert_key(
+            q.insert_key(
                 conn, user_id, key.fingerprint, key.key_type, key.data, key.comment, now
             )
             return key.fingerprint
@@ -327,15 +324,14 @@ class Accounts:
 
     async def list_keys(self, user_id: int) -> list[KeyInfo]:
         """The user's SSH keys, oldest first."""
-        async with self.db.read() as conn:
-            rows = await q.key_rows(conn, user_id)
+        rows = await self.db.run_read(lambda conn: q.key_rows(conn, user_id))
         return [KeyInfo(r.fingerprint, r.key_type, r.comment, r.created_at) for r in rows]
 
     async def remove_key(self, user_id: int, fingerprint: str) -> None:
         """Remove one of the user's keys; ``AccountError`` if the user has no such key."""
 
-        async def action(conn: Any) -> None:
-            if not await q.delete_key(conn, user_id, fingerprint.strip()):
+        def action(conn: Any) -> None:
+            if not q.delete_key(conn, user_id, fingerprint.strip()):
                 raise AccountError("you have no key with that fingerprint")
 
         await self.db.transact(action)
@@ -350,9 +346,11 @@ class Accounts:
                 fingerprint = parse_public_key(text).fingerprint
             except AccountError:
                 return None
-        async with self.db.read() as conn:
-            owner = await q.key_owner(conn, fingerprint)
-            row = None if owner is None else await q.user_row(conn, owner)
+        def lookup(conn: Any) -> Any:
+            owner = q.key_owner(conn, fingerprint)
+            return None if owner is None else q.user_row(conn, owner)
+
+        row = await self.db.run_read(lookup)
         if row is None or row.is_banned:
             return None
         return user_from_row(row)
@@ -372,22 +370,22 @@ class Accounts:
         alias_key = name_key(alias)
         now = self.clock.now()
 
-        async def action(conn: Any) -> User:
-            uid = await q.bbs_identity_user(conn, tag, alias_key)
+        def action(conn: Any) -> User:
+            uid = q.bbs_identity_user(conn, tag, alias_key)
             if uid is not None:
-                return user_from_row(await q.user_row(conn, uid))
+                return user_from_row(q.user_row(conn, uid))
             base = alias[:NAME_MAX].strip()
             if len(base) < NAME_MIN:
                 base = (base + "__")[:NAME_MIN]
             name = base
             n = 1
-            while await q.user_row_by_key(conn, name_key(name)) is not None:
+            while q.user_row_by_key(conn, name_key(name)) is not None:
                 n += 1
                 suffix = str(n)
                 name = base[: NAME_MAX - len(suffix)].rstrip() + suffix
-            uid = await q.insert_user(conn, name, name_key(name), None, False, now, {})
-            await q.insert_bbs_identity(conn, tag, alias, alias_key, uid, now)
-            return user_from_row(await q.user_row(conn, uid))
+            uid = q.insert_user(conn, name, name_key(name), None, False, now, {})
+            q.insert_bbs_identity(conn, tag, alias, alias_key, uid, now)
+            return user_from_row(q.user_row(conn, uid))
 
         for _ in range(3):
             try:
@@ -401,14 +399,14 @@ class Accounts:
         name = clean_name(name)
         now = self.clock.now()
 
-        async def action(conn: Any) -> User:
-            row = await q.user_row_by_key(conn, name_key(name))
+        def action(conn: Any) -> User:
+            row = q.user_row_by_key(conn, name_key(name))
             if row is not None:
                 if not row.is_bot:
                     raise AccountError(f"{name!r} is a person's name, not a bot's")
                 return user_from_row(row)
-            uid = await q.insert_user(conn, name, name_key(name), None, True, now, {})
-            return user_from_row(await q.user_row(conn, uid))
+            uid = q.insert_user(conn, name, name_key(name), None, True, now, {})
+            return user_from_row(q.user_row(conn, uid))
 
         for _ in range(3):
             try:
@@ -431,13 +429,13 @@ class Accounts:
         if "charset" in changes and changes["charset"] not in CHARSETS:
             raise AccountError("charset must be auto, cp437 or utf-8")
 
-        async def action(conn: Any) -> User:
-            row = await q.user_row(conn, user_id)
+        def action(conn: Any) -> User:
+            row = q.user_row(conn, user_id)
             if row is None:
                 raise AccountError("no such user")
             settings = replace(_settings_from(row.settings), **changes)
-            await q.update_user(conn, user_id, settings=_settings_to(settings))
-            return user_from_row(await q.user_row(conn, user_id))
+            q.update_user(conn, user_id, settings=_settings_to(settings))
+            return user_from_row(q.user_row(conn, user_id))
 
         return await self.db.transact(action)
 
@@ -445,11 +443,11 @@ class Accounts:
         """Note a login now; returns the previous login time (None on the first)."""
         now = self.clock.now()
 
-        async def action(conn: Any) -> datetime | None:
-            row = await q.user_row(conn, user_id)
+        def action(conn: Any) -> datetime | None:
+            row = q.user_row(conn, user_id)
             if row is None:
                 raise AccountError("no such user")
-            await q.update_user(conn, user_id, last_login_at=now)
+            q.update_user(conn, user_id, last_login_at=now)
             previous: datetime | None = row.last_login_at
             return previous
 

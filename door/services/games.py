@@ -22,12 +22,14 @@ import asyncio
 import inspect
 import random
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from door.games.base import GameRules, Outcome
+from door.games.base import GameRules, InvalidMoveError, Outcome
 from door.services import ratings as rating_rules
 from door.services.clock import Clock
 from door.services.notify import Hub, Notice, NoticeKind
@@ -43,6 +45,8 @@ DEADLINE_MAX_HOURS = 720
 DEFAULT_DEADLINE_HOURS = 168
 TIMEOUTS_TO_FORFEIT = 3
 MAX_CHANCE_CHAIN = 1000  # a rules bug must not hang a transaction
+STATE_CACHE_SIZE = 4096
+T = TypeVar("T")
 
 
 # --- errors --------------------------------------------------------------------------------
@@ -221,7 +225,6 @@ class _Loaded:
     seats: list[Any]
     rules: AnyRules
     state: Any
-    names: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -240,9 +243,11 @@ class _Change:
 class GameService:
     """The game use-cases; see the module docstring for the transaction discipline.
 
-    ``on_after_commit`` (set by the bot runner) is called with the new snapshot after each
-    committed change; it must not block (schedule work; an awaitable it returns is run as
-    a task).
+    Transactions are synchronous functions handed to ``Database.transact`` /
+    ``run_read`` (on SQLite they run on a worker thread, so the rules' CPU work stays off
+    the event loop). ``on_after_commit`` (set by the bot runner) is called on the event
+    loop with the new snapshot after each committed change; it must not block (an
+    awaitable it returns is run as a task).
     """
 
     def __init__(
@@ -260,6 +265,12 @@ class GameService:
         self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
         self.on_after_commit: Callable[[GameSnapshot], Any] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        # game id → (snapshot text, state): reading a position ID back costs more than
+        # the database round trip, and the text itself is the cache key, so a changed
+        # (or tampered) snapshot is always read afresh.
+        self._states: OrderedDict[int, tuple[str, Any]] = OrderedDict()
+        self._states_lock = threading.Lock()
+        self._states_max = STATE_CACHE_SIZE
 
     # --- lobby ---------------------------------------------------------------------------
 
@@ -304,17 +315,19 @@ class GameService:
             raise LobbyError(str(exc)) from None
         if sum(1 for s in seats if s.kind == "me") > 1:
             raise LobbyError("you can take only one seat")
-        for s in seats:
-            if s.kind not in ("me", "open", "user", "bot"):
-                raise LobbyError(f"unknown seat kind {s.kind!r}")
-            if s.kind in ("user", "bot") and not (s.name and s.name.strip()):
+        for spec in seats:
+            if spec.kind not in ("me", "open", "user", "bot"):
+                raise LobbyError(f"unknown seat kind {spec.kind!r}")
+            if spec.kind in ("user", "bot") and not (spec.name and spec.name.strip()):
                 raise LobbyError("name the player (or the computer level) for that seat")
         state = rules.new_game(n, opts)
         now = self.clock.now()
-        change_box: list[_Change] = []
+        change = _Change(0)
 
-        async def action(conn: Any) -> int:
-            creator = await q.user_row(conn, creator_id)
+        def action(conn: Any) -> GameSnapshot:
+            from door.services.accounts import name_key
+
+            creator = q.user_row(conn, creator_id)
             if creator is None:
                 raise LobbyError("no such user")
             seat_rows: list[dict[str, Any]] = []
@@ -329,13 +342,13 @@ class GameService:
                     "last_seen_seq": 0,
                 }
                 if spec.kind == "me":
+                    if creator_id in people:
+                        raise LobbyError("you can take only one seat")
                     row.update(kind="user", user_id=creator_id)
                     people.add(creator_id)
                 elif spec.kind == "user":
                     assert spec.name is not None
-                    from door.services.accounts import name_key
-
-                    other = await q.user_row_by_key(conn, name_key(spec.name))
+                    other = q.user_row_by_key(conn, name_key(spec.name))
                     if other is None or other.is_bot:
                         raise LobbyError(f"there is no player called {spec.name.strip()!r}")
                     if other.is_banned:
@@ -343,16 +356,14 @@ class GameService:
                     if other.id in people:
                         raise LobbyError(f"{other.name} already has a seat in this game")
                     people.add(other.id)
-                    if other.id == creator_id:
-                        row.update(kind="user", user_id=creator_id)
-                    else:
-                        row.update(kind="reserved", user_id=other.id)
+                    kind_ = "user" if other.id == creator_id else "reserved"
+                    row.update(kind=kind_, user_id=other.id)
                 elif spec.kind == "bot":
                     assert spec.name is not None
-                    bot_id = await self._bot_account(conn, spec.name.strip(), now)
+                    bot_id = self._bot_account(conn, spec.name.strip(), now)
                     row.update(kind="bot", user_id=bot_id, bot_level=spec.name.strip())
                 seat_rows.append(row)
-            game_id = await q.insert_game(
+            game_id = q.insert_game(
                 conn,
                 kind=kind,
                 options=opts,
@@ -373,85 +384,78 @@ class GameService:
             )
             for r in seat_rows:
                 r["game_id"] = game_id
-            await q.insert_seats(conn, seat_rows)
-            change = _Change(game_id)
-            change_box.append(change)
+            q.insert_seats(conn, seat_rows)
+            change.game_id = game_id
             if all(r["kind"] in ("user", "bot") for r in seat_rows):
-                loaded = await self._load(conn, game_id)
-                await self._start(conn, loaded, now, change)
-            return game_id
+                self._start(conn, self._load(conn, game_id), now, change)
+            return self._snapshot_now(conn, game_id, creator_id)
 
-        game_id = await self.db.transact(action)
-        snapshot = await self.get(game_id, creator_id)
-        self._after_commit(snapshot, change_box[-1])
+        snapshot = await self.db.transact(action)
+        self._after_commit(snapshot, change)
         return snapshot.info
 
-    async def _bot_account(self, conn: Any, level: str, now: datetime) -> int:
+    def _bot_account(self, conn: Any, level: str, now: datetime) -> int:
         from door.services.accounts import AccountError, clean_name, name_key
 
         try:
             name = clean_name(level)
         except AccountError as exc:
             raise LobbyError(f"no computer player {level!r}: {exc}") from None
-        row = await q.user_row_by_key(conn, name_key(name))
+        row = q.user_row_by_key(conn, name_key(name))
         if row is not None:
             if not row.is_bot:
                 raise LobbyError(f"{name!r} is a person, not a computer level")
             return int(row.id)
-        return await q.insert_user(conn, name, name_key(name), None, True, now, {})
+        return q.insert_user(conn, name, name_key(name), None, True, now, {})
 
     async def join(self, game_id: int, user_id: int, seat: int | None = None) -> GameInfo:
         """Take an open seat (or the one reserved for you); the game starts when full."""
         now = self.clock.now()
-        change_box: list[_Change] = []
+        change = _Change(game_id, joined=True, actor=user_id)
 
-        async def action(conn: Any) -> None:
-            loaded = await self._load(conn, game_id)
+        def action(conn: Any) -> GameSnapshot:
+            loaded = self._load(conn, game_id)
             row = loaded.row
             if row.status != "open":
                 raise LobbyError("that game is not open for joining")
-            user = await q.user_row(conn, user_id)
+            user = q.user_row(conn, user_id)
             if user is None:
                 raise LobbyError("no such user")
             if user.is_banned:
                 raise LobbyError("your account is banned")
             if any(s.user_id == user_id and s.kind == "user" for s in loaded.seats):
                 raise LobbyError("you already have a seat in this game")
-            chosen = None
             if seat is None:
                 mine = [s for s in loaded.seats if s.kind == "reserved" and s.user_id == user_id]
                 free = [s for s in loaded.seats if s.kind == "open"]
-                chosen = (mine or free or [None])[0]
-                if chosen is None:
+                if not (mine or free):
                     raise LobbyError("no seat is free in that game")
+                chosen = (mine or free)[0]
             else:
-                chosen = next((s for s in loaded.seats if s.seat == seat), None)
-                if chosen is None:
+                found = [s for s in loaded.seats if s.seat == seat]
+                if not found:
                     raise LobbyError(f"that game has no seat {seat}")
+                chosen = found[0]
                 if chosen.kind == "reserved" and chosen.user_id != user_id:
                     raise LobbyError("that seat is kept for someone else")
                 if chosen.kind not in ("open", "reserved"):
                     raise LobbyError("that seat is taken")
-            await q.update_seat(conn, game_id, chosen.seat, kind="user", user_id=user_id)
-            change = _Change(game_id, joined=True, actor=user_id)
-            change_box.append(change)
-            seq = row.last_seq
-            change.events = 1
-            if not await q.update_game_versioned(
-                conn, game_id, row.version, last_seq=seq + 1, updated_at=now
+            seq = row.last_seq + 1
+            if not q.update_game_versioned(
+                conn, game_id, row.version, last_seq=seq, updated_at=now
             ):
                 raise _Stale()
-            await self._append(
-                conn,
-                [self._event(game_id, seq + 1, chosen.seat, "system", {"action": "join"}, now)],
+            q.update_seat(conn, game_id, chosen.seat, kind="user", user_id=user_id)
+            self._append(
+                conn, [self._event(game_id, seq, chosen.seat, "system", {"action": "join"}, now)]
             )
-            loaded = await self._load(conn, game_id)
+            loaded = self._load(conn, game_id)
             if all(s.kind in ("user", "bot") for s in loaded.seats):
-                await self._start(conn, loaded, now, change)
+                self._start(conn, loaded, now, change)
+            return self._snapshot_now(conn, game_id, user_id)
 
-        await self._run(game_id, action, user_id)
-        snapshot = await self.get(game_id, user_id)
-        self._after_commit(snapshot, change_box[-1])
+        snapshot = await self._run(game_id, action, user_id)
+        self._after_commit(snapshot, change)
         return snapshot.info
 
     async def leave(self, game_id: int, user_id: int) -> GameInfo:
@@ -461,8 +465,8 @@ class GameService:
         """
         now = self.clock.now()
 
-        async def action(conn: Any) -> None:
-            loaded = await self._load(conn, game_id)
+        def action(conn: Any) -> GameSnapshot:
+            loaded = self._load(conn, game_id)
             row = loaded.row
             if row.status != "open":
                 raise GameClosedError(
@@ -475,23 +479,22 @@ class GameService:
             ]
             if not mine:
                 raise LobbyError("you have no seat in that game")
-            s = mine[0]
-            await q.update_seat(conn, game_id, s.seat, kind="open", user_id=None)
-            seq = row.last_seq
-            people_left = [
-                x for x in loaded.seats if x.kind == "user" and x.user_id != user_id
-            ]
-            values: dict[str, Any] = {"last_seq": seq + 1, "updated_at": now}
+            gone = mine[0].seat
+            people_left = [x for x in loaded.seats if x.kind == "user" and x.user_id != user_id]
+            seq = row.last_seq + 1
+            values: dict[str, Any] = {"last_seq": seq, "updated_at": now}
             if not people_left:
                 values.update(status="abandoned", finished_at=now, summary="abandoned")
-            if not await q.update_game_versioned(conn, game_id, row.version, **values):
+            if not q.update_game_versioned(conn, game_id, row.version, **values):
                 raise _Stale()
-            await self._append(
-                conn, [self._event(game_id, seq + 1, s.seat, "system", {"action": "leave"}, now)]
+            q.update_seat(conn, game_id, gone, kind="open", user_id=None)
+            self._append(
+                conn, [self._event(game_id, seq, gone, "system", {"action": "leave"}, now)]
             )
+            return self._snapshot_now(conn, game_id, user_id)
 
-        await self._run(game_id, action, user_id)
-        return (await self.get(game_id, user_id)).info
+        snapshot = await self._run(game_id, action, user_id)
+        return snapshot.info
 
     async def list_games(
         self,
@@ -515,15 +518,16 @@ class GameService:
             raise LobbyError("that list needs a user")
         offset = max(0, int(offset))
         limit = max(1, min(100, int(limit)))
-        async with self.db.read() as conn:
-            ids, total = await q.list_game_ids(conn, which, user_id, kind, offset, limit)
-            infos = await self._infos(conn, ids)
-        return infos, total
+
+        def read(conn: Any) -> tuple[list[GameInfo], int]:
+            ids, total = q.list_game_ids(conn, which, user_id, kind, offset, limit)
+            return self._infos(conn, ids), total
+
+        return await self.db.run_read(read)
 
     async def get(self, game_id: int, viewer_id: int | None = None) -> GameSnapshot:
         """The game as it is now; ``LobbyError`` if there is no such game."""
-        async with self.db.read() as conn:
-            return await self._snapshot(conn, game_id, viewer_id)
+        return await self.db.run_read(lambda conn: self._snapshot_now(conn, game_id, viewer_id))
 
     # --- turns ---------------------------------------------------------------------------
 
@@ -533,32 +537,29 @@ class GameService:
         """Play ``move_text`` for ``user_id``, then draw whatever chance follows; one
         transaction. Raises StaleVersionError / NotYourTurnError / GameClosedError / the
         rules' errors (nothing is written when anything is refused)."""
+        if not isinstance(move_text, str) or not move_text.strip():
+            raise InvalidMoveError("type a move")
+        text = move_text.strip()
         now = self.clock.now()
-        change_box: list[_Change] = []
+        change = _Change(game_id, moved=True, actor=user_id)
 
-        async def action(conn: Any) -> None:
-            loaded = await self._load(conn, game_id)
+        def action(conn: Any) -> GameSnapshot:
+            loaded = self._load(conn, game_id)
             row = loaded.row
             self._check_active(row)
             if row.version != expected_version:
-                raise StaleVersionError(await self._snapshot(conn, game_id, user_id, loaded))
+                raise StaleVersionError(self._snapshot_now(conn, game_id, user_id, loaded))
             seat = self._seat_to_act(loaded, user_id)
             rules, state = loaded.rules, loaded.state
-            if not isinstance(move_text, str) or not move_text.strip():
-                from door.games.base import InvalidMoveError
-
-                raise InvalidMoveError("type a move")
-            move = rules.parse_move(state, move_text.strip())
+            move = rules.parse_move(state, text)
             canonical = rules.format_move(state, move)
             state = rules.apply(state, move)
             events: list[_LogItem] = [(seat, "move", {"move": canonical})]
-            change = _Change(game_id, moved=True, actor=user_id)
-            change_box.append(change)
-            await self._commit_state(conn, loaded, state, events, now, change)
+            self._commit_state(conn, loaded, state, events, now, change)
+            return self._snapshot_now(conn, game_id, user_id, loaded)
 
-        await self._run(game_id, action, user_id)
-        snapshot = await self.get(game_id, user_id)
-        self._after_commit(snapshot, change_box[-1])
+        snapshot = await self._run(game_id, action, user_id)
+        self._after_commit(snapshot, change)
         return snapshot
 
     async def resign(
@@ -566,73 +567,66 @@ class GameService:
     ) -> GameSnapshot:
         """Forfeit the whole game (match); in a game not started yet this is ``leave``."""
         now = self.clock.now()
-        change_box: list[_Change] = []
-        left = False
+        change = _Change(game_id, moved=True, actor=user_id)
 
-        async def action(conn: Any) -> None:
-            nonlocal left
-            loaded = await self._load(conn, game_id)
+        def action(conn: Any) -> GameSnapshot | None:
+            loaded = self._load(conn, game_id)
             row = loaded.row
             if row.status == "open":
-                left = True
-                return
+                return None
             self._check_active(row)
             if expected_version is not None and row.version != expected_version:
-                raise StaleVersionError(await self._snapshot(conn, game_id, user_id, loaded))
+                raise StaleVersionError(self._snapshot_now(conn, game_id, user_id, loaded))
             mine = [s for s in loaded.seats if s.user_id == user_id and s.kind in ("user", "bot")]
             if not mine:
                 raise NotYourTurnError("you are not playing in that game")
             seat = mine[0].seat
             state = loaded.rules.forfeit(loaded.state, seat, "resign")
             events: list[_LogItem] = [(seat, "system", {"action": "forfeit", "reason": "resign"})]
-            change = _Change(game_id, moved=True, actor=user_id)
-            change_box.append(change)
-            await self._commit_state(conn, loaded, state, events, now, change)
+            self._commit_state(conn, loaded, state, events, now, change)
+            return self._snapshot_now(conn, game_id, user_id, loaded)
 
-        await self._run(game_id, action, user_id)
-        if left:
+        snapshot = await self._run(game_id, action, user_id)
+        if snapshot is None:
             await self.leave(game_id, user_id)
             return await self.get(game_id, user_id)
-        snapshot = await self.get(game_id, user_id)
-        self._after_commit(snapshot, change_box[-1])
+        self._after_commit(snapshot, change)
         return snapshot
 
     async def events(self, game_id: int, since_seq: int = 0) -> list[GameEvent]:
         """The game's log after ``since_seq``, oldest first."""
-        async with self.db.read() as conn:
-            rows = await q.event_rows(conn, game_id, since_seq)
+        rows = await self.db.run_read(lambda conn: q.event_rows(conn, game_id, since_seq))
         return [
             GameEvent(r.seq, r.seat, r.kind, dict(r.payload or {}), r.created_at) for r in rows
         ]
 
     async def mark_seen(self, game_id: int, user_id: int, seq: int) -> None:
         """Note that ``user_id`` has seen the game up to event ``seq`` (never goes back)."""
-
-        async def action(conn: Any) -> None:
-            await q.mark_seen(conn, game_id, user_id, int(seq))
-
-        await self.db.transact(action)
+        await self.db.transact(lambda conn: q.mark_seen(conn, game_id, user_id, int(seq)))
 
     async def since_last_visit(self, user_id: int) -> VisitSummary:
         """Moves made against ``user_id``, games finished and games waiting on them,
         counted from each seat's last-seen event."""
-        moves = new_events = 0
-        finished_ids: list[int] = []
-        waiting_ids: list[int] = []
-        async with self.db.read() as conn:
-            for r in await q.my_seat_rows(conn, user_id):
+
+        def read(conn: Any) -> VisitSummary:
+            moves = new_events = 0
+            finished_ids: list[int] = []
+            waiting_ids: list[int] = []
+            for r in q.my_seat_rows(conn, user_id):
                 if r.last_seq > r.last_seen_seq:
-                    m, t = await q.count_unseen_moves(conn, r.game_id, r.seat, r.last_seen_seq)
+                    m, t = q.count_unseen_moves(conn, r.game_id, r.seat, r.last_seen_seq)
                     moves += m
                     new_events += t
                     if r.status in ("finished", "abandoned") and r.game_id not in finished_ids:
                         finished_ids.append(r.game_id)
                 if r.status == "active" and r.to_act == r.seat and r.game_id not in waiting_ids:
                     waiting_ids.append(r.game_id)
-            finished = await self._infos(conn, sorted(finished_ids))
-            waiting = await self._infos(conn, sorted(waiting_ids))
-        waiting.sort(key=lambda g: (g.deadline is None, g.deadline or g.updated_at, g.id))
-        return VisitSummary(moves, finished, waiting, new_events)
+            finished = self._infos(conn, sorted(finished_ids))
+            waiting = self._infos(conn, sorted(waiting_ids))
+            waiting.sort(key=lambda g: (g.deadline is None, g.deadline or g.updated_at, g.id))
+            return VisitSummary(moves, finished, waiting, new_events)
+
+        return await self.db.run_read(read)
 
     # --- deadlines -------------------------------------------------------------------------
 
@@ -644,70 +638,72 @@ class GameService:
         Returns how many timeouts were applied.
         """
         now = self.clock.now()
-        async with self.db.read() as conn:
-            overdue = await q.overdue_games(conn, now)
+        overdue = await self.db.run_read(lambda conn: q.overdue_games(conn, now))
         applied = 0
         for item in overdue:
-            change_box: list[_Change] = []
-
-            async def action(
-                conn: Any,
-                gid: int = item.id,
-                ver: int = item.version,
-                change_box: list[_Change] = change_box,
-            ) -> bool:
-                loaded = await self._load(conn, gid)
-                row = loaded.row
-                if row.status != "active" or row.version != ver or row.deadline is None:
-                    return False
-                if row.deadline > now or row.to_act is None:
-                    return False
-                seat = row.to_act
-                seat_row = next(s for s in loaded.seats if s.seat == seat)
-                timeouts = seat_row.timeouts + 1
-                await q.update_seat(conn, gid, seat, timeouts=timeouts)
-                rules = loaded.rules
-                if timeouts >= TIMEOUTS_TO_FORFEIT:
-                    state = rules.forfeit(loaded.state, seat, "timeout")
-                    payload: dict[str, Any] = {"action": "forfeit", "reason": "timeout"}
-                else:
-                    state = rules.on_timeout(loaded.state)
-                    payload = {"action": "timeout"}
-                change = _Change(gid, moved=True)
-                change_box.append(change)
-                events: list[_LogItem] = [(seat, "system", payload)]
-                await self._commit_state(conn, loaded, state, events, now, change)
-                return True
-
+            change = _Change(item.id, moved=True)
+            action = self._timeout_action(item.id, item.version, now, change)
             try:
-                done = await self.db.transact(action)
+                snapshot = await self.db.transact(action)
             except _Stale:
                 continue
-            if done:
+            if snapshot is not None:
                 applied += 1
-                snapshot = await self.get(item.id)
-                self._after_commit(snapshot, change_box[-1])
+                self._after_commit(snapshot, change)
         return applied
+
+    def _timeout_action(
+        self, game_id: int, version: int, now: datetime, change: _Change
+    ) -> Callable[[Any], GameSnapshot | None]:
+        def action(conn: Any) -> GameSnapshot | None:
+            loaded = self._load(conn, game_id)
+            row = loaded.row
+            if row.status != "active" or row.version != version or row.deadline is None:
+                return None
+            if row.deadline > now or row.to_act is None:
+                return None
+            seat = int(row.to_act)
+            seat_row = next(s for s in loaded.seats if s.seat == seat)
+            timeouts = seat_row.timeouts + 1
+            rules = loaded.rules
+            if timeouts >= TIMEOUTS_TO_FORFEIT:
+                state = rules.forfeit(loaded.state, seat, "timeout")
+                payload: dict[str, Any] = {"action": "forfeit", "reason": "timeout"}
+            else:
+                state = rules.on_timeout(loaded.state)
+                payload = {"action": "timeout"}
+            events: list[_LogItem] = [(seat, "system", payload)]
+            state = self._commit_state(conn, loaded, state, events, now, change)
+            q.update_seat(conn, game_id, seat, timeouts=timeouts)
+            return self._snapshot_now(conn, game_id, None, state=state)
+
+        return action
 
     # --- replay ----------------------------------------------------------------------------
 
     async def replay_check(self, game_id: int) -> str | None:
         """Replay the game's log through the rules; None if it reproduces the snapshot,
         else a sentence saying what differs."""
-        async with self.db.read() as conn:
-            row = await q.game_row(conn, game_id)
-            if row is None:
-                return f"game {game_id}: no such game"
-            seats = await q.seat_rows(conn, game_id)
-            events = await q.event_rows(conn, game_id)
+        return await self.db.run_read(lambda conn: self._replay_check(conn, game_id))
+
+    def _replay_check(self, conn: Any, game_id: int) -> str | None:
+        row = q.game_row(conn, game_id)
+        if row is None:
+            return f"game {game_id}: no such game"
+        seats = q.seat_rows(conn, game_id)
+        events = q.event_rows(conn, game_id)
         rules = self.registry.get(row.kind)
         if rules is None:
             return f"game {game_id}: unknown kind {row.kind!r}"
+        if [e.seq for e in events] != list(range(1, len(events) + 1)):
+            return f"game {game_id}: the event sequence has gaps"
+        if row.last_seq != len(events):
+            return f"game {game_id}: last_seq is {row.last_seq} but the log ends at {len(events)}"
         try:
             state = rules.new_game(len(seats), row.options)
             for ev in events:
                 state = apply_logged_event(rules, state, ev.kind, ev.seat, ev.payload)
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
             return f"game {game_id}: the log does not replay: {exc}"
         replayed = dump_state(rules, state)
         if replayed != row.snapshot:
@@ -715,10 +711,6 @@ class GameService:
                 f"game {game_id}: the log replays to {replayed!r} "
                 f"but the snapshot is {row.snapshot!r}"
             )
-        if row.last_seq != (events[-1].seq if events else 0):
-            return f"game {game_id}: last_seq {row.last_seq} but the log ends at {len(events)}"
-        if [e.seq for e in events] != list(range(1, len(events) + 1)):
-            return f"game {game_id}: the event sequence has gaps"
         outcome = rules.outcome(state)
         if row.status == "finished" and outcome is None:
             return f"game {game_id}: marked finished but the replayed game is not over"
@@ -728,10 +720,9 @@ class GameService:
 
     async def game_ids(self) -> list[int]:
         """Every game's id (for ``door check``)."""
-        async with self.db.read() as conn:
-            return await q.all_game_ids(conn)
+        return await self.db.run_read(q.all_game_ids)
 
-    # --- internals -----------------------------------------------------------------------
+    # --- internals (the sync ones run inside a transaction) ------------------------------
 
     def _event(
         self,
@@ -751,30 +742,46 @@ class GameService:
             "created_at": now,
         }
 
-    async def _run(self, game_id: int, action: Callable[[Any], Any], user_id: int | None) -> None:
+    async def _run(self, game_id: int, action: Callable[[Any], T], user_id: int | None) -> T:
         """``db.transact`` that turns a lost optimistic-lock race into StaleVersionError."""
         try:
-            await self.db.transact(action)
+            return await self.db.transact(action)
         except _Stale:
             snapshot = await self.get(game_id, user_id)
             raise StaleVersionError(snapshot) from None
 
-    async def _append(self, conn: Any, rows: list[dict[str, Any]]) -> None:
+    def _append(self, conn: Any, rows: list[dict[str, Any]]) -> None:
         """Append events; a clash on (game_id, seq) means another action won the race."""
         try:
-            await q.insert_events(conn, rows)
+            q.insert_events(conn, rows)
         except q.IntegrityError:
             raise _Stale() from None
 
-    async def _load(self, conn: Any, game_id: int) -> _Loaded:
-        row = await q.game_row(conn, game_id)
+    def _state(self, rules: AnyRules, game_id: int, text: str, options: Any) -> Any:
+        with self._states_lock:
+            hit = self._states.get(game_id)
+        if hit is not None and hit[0] == text:
+            return hit[1]
+        state = load_state(rules, text, options)
+        self._remember(game_id, text, state)
+        return state
+
+    def _remember(self, game_id: int, text: str, state: Any) -> None:
+        with self._states_lock:
+            self._states[game_id] = (text, state)
+            self._states.move_to_end(game_id)
+            while len(self._states) > self._states_max:
+                self._states.popitem(last=False)
+
+    def _load(self, conn: Any, game_id: int) -> _Loaded:
+        row = q.game_row(conn, game_id)
         if row is None:
             raise LobbyError(f"there is no game {game_id}")
         rules = self.registry.get(row.kind)
         if rules is None:
             raise LobbyError(f"game {game_id} is of a kind this server does not know")
-        seats = await q.seat_rows(conn, game_id)
-        state = load_state(rules, row.snapshot, row.options)
+        seats = q.seat_rows(conn, game_id)
+        state = self._state(rules, game_id, row.snapshot, row.options)
         return _Loaded(row, seats, rules, state)
 
     def _check_active(self, row: Any) -> None:
@@ -792,15 +799,13 @@ class GameService:
             raise NotYourTurnError("it is not your turn")
         return int(seat)
 
-    async def _start(self, conn: Any, loaded: _Loaded, now: datetime, change: _Change) -> None:
+    def _start(self, conn: Any, loaded: _Loaded, now: datetime, change: _Change) -> None:
         """All seats are filled: draw the set-up chance and make the game active."""
         change.started = True
-        row = await q.game_row(conn, loaded.row.id)
-        loaded.row = row
         events: list[_LogItem] = [(None, "system", {"action": "start"})]
-        await self._commit_state(conn, loaded, loaded.state, events, now, change, starting=True)
+        self._commit_state(conn, loaded, loaded.state, events, now, change, starting=True)
 
-    async def _commit_state(
+    def _commit_state(
         self,
         conn: Any,
         loaded: _Loaded,
@@ -810,8 +815,12 @@ class GameService:
         change: _Change,
         *,
         starting: bool = False,
-    ) -> None:
-        """Draw pending chance, append the events, write the snapshot (versioned)."""
+    ) -> Any:
+        """Draw pending chance, append the events, write the snapshot (versioned).
+
+        ``loaded`` is updated to match what was written (row, state), so the caller can
+        answer with a snapshot without reading the game again; returns the final state.
+        """
         rules = loaded.rules
         row = loaded.row
         events = list(events)
@@ -828,10 +837,11 @@ class GameService:
         for seat, kind, payload in events:
             seq += 1
             rows.append(self._event(row.id, seq, seat, kind, payload, now))
-        change.events = len(rows)
+        change.events += len(rows)
         outcome = rules.outcome(state)
+        snapshot_text = dump_state(rules, state)
         values: dict[str, Any] = {
-            "snapshot": dump_state(rules, state),
+            "snapshot": snapshot_text,
             "last_seq": seq,
             "updated_at": now,
             "summary": rules.describe(state),
@@ -848,35 +858,38 @@ class GameService:
             )
             change.finished = True
         else:
-            to_act = rules.to_act(state)
-            values["to_act"] = to_act
+            values["to_act"] = rules.to_act(state)
             values["deadline"] = now + timedelta(hours=row.deadline_hours)
         # The versioned UPDATE comes first: it takes the row lock, so a concurrent action
         # waits here and then finds the version moved on, instead of colliding on the
         # events' primary key.
-        if not await q.update_game_versioned(conn, row.id, row.version, **values):
+        if not q.update_game_versioned(conn, row.id, row.version, **values):
             raise _Stale()
-        await self._append(conn, rows)
+        self._append(conn, rows)
         if outcome is not None:
             seat_users = [s.user_id for s in sorted(loaded.seats, key=lambda s: s.seat)]
-            await rating_rules.record_result(conn, row.kind, row.options, seat_users, outcome)
+            rating_rules.record_result(conn, row.kind, row.options, seat_users, outcome)
+        self._remember(row.id, snapshot_text, state)
+        updated = dict(row._mapping)
+        updated.update(values)
+        updated["version"] = row.version + 1
+        loaded.row = q.RawRow(updated)
+        loaded.state = state
+        return state
 
-    async def _infos(self, conn: Any, ids: list[int]) -> list[GameInfo]:
-        rows = await q.game_rows(conn, ids)
-        seats = await q.seat_rows_for(conn, ids)
-        names = await q.user_names(
-            conn, {s.user_id for ss in seats.values() for s in ss if s.user_id is not None}
-        )
-        return [self._info(r, seats.get(r.id, []), names) for r in rows]
+    def _infos(self, conn: Any, ids: list[int]) -> list[GameInfo]:
+        rows = q.game_rows(conn, ids)
+        seats = q.seat_rows_for(conn, ids)
+        return [self._info(r, seats.get(r.id, [])) for r in rows]
 
-    def _info(self, row: Any, seats: list[Any], names: dict[int, str]) -> GameInfo:
+    def _info(self, row: Any, seats: list[Any]) -> GameInfo:
         rules = self.registry.get(row.kind)
         infos = []
         for s in seats:
             if s.kind == "bot":
                 name = s.bot_level
             elif s.user_id is not None:
-                name = names.get(s.user_id)
+                name = s.user_name
             else:
                 name = None
             infos.append(SeatInfo(s.seat, s.kind, s.user_id, name, s.timeouts))
@@ -900,18 +913,24 @@ class GameService:
             last_seq=row.last_seq,
         )
 
-    async def _snapshot(
-        self, conn: Any, game_id: int, viewer_id: int | None, loaded: _Loaded | None = None
+    def _snapshot_now(
+        self,
+        conn: Any,
+        game_id: int,
+        viewer_id: int | None,
+        loaded: _Loaded | None = None,
+        *,
+        state: Any = None,
     ) -> GameSnapshot:
+        """The game as this transaction sees it (``loaded``'s rows, or read again)."""
         if loaded is None:
-            loaded = await self._load(conn, game_id)
-        names = await q.user_names(conn, {s.user_id for s in loaded.seats if s.user_id})
-        info = self._info(loaded.row, loaded.seats, names)
+            loaded = self._load(conn, game_id)
+        info = self._info(loaded.row, loaded.seats)
         my_seat = info.seat_of(viewer_id) if viewer_id is not None else None
         last_seen = 0
         if my_seat is not None:
             last_seen = next(s.last_seen_seq for s in loaded.seats if s.seat == my_seat)
-        return GameSnapshot(info, loaded.state, my_seat, last_seen)
+        return GameSnapshot(info, loaded.state if state is None else state, my_seat, last_seen)
 
     def _after_commit(self, snapshot: GameSnapshot, change: _Change) -> None:
         """Publish the notices for a committed change and poke the bot runner."""

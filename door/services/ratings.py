@@ -113,7 +113,7 @@ def match_length(options: Mapping[str, Any]) -> int:
 # --- recording a finished game --------------------------------------------------------------
 
 
-async def record_result(
+def record_result(
     conn: Any,
     kind: str,
     options: Mapping[str, Any],
@@ -126,7 +126,7 @@ async def record_result(
     if any(u is None for u in users) or len(set(users)) != len(users) or len(users) < 2:
         return False
     ids = [int(u) for u in users if u is not None]
-    rows = await q.rating_rows(conn, kind, ids)
+    rows = q.rating_rows(conn, kind, ids)
 
     def current(uid: int) -> tuple[float, int, int, int, bool]:
         r = rows.get(uid)
@@ -146,8 +146,8 @@ async def record_result(
         wr, wx, ww, wl, we = current(w)
         lr, lx, lw, ll, le = current(loser)
         gain, loss = fibs_changes(wr, wx, lr, lx, length)
-        await q.save_rating(conn, w, kind, wr + gain, wx + length, ww + 1, wl, we)
-        await q.save_rating(conn, loser, kind, lr - loss, lx + length, lw, ll + 1, le)
+        q.save_rating(conn, w, kind, wr + gain, wx + length, ww + 1, wl, we)
+        q.save_rating(conn, loser, kind, lr - loss, lx + length, lw, ll + 1, le)
         return True
     placings = list(outcome.placings)
     if len(placings) != len(ids):
@@ -160,7 +160,7 @@ async def record_result(
         if winners:
             wins += 1 if i in winners else 0
             losses += 0 if i in winners else 1
-        await q.save_rating(conn, uid, kind, rating + deltas[i], exp + 1, wins, losses, exists)
+        q.save_rating(conn, uid, kind, rating + deltas[i], exp + 1, wins, losses, exists)
     return True
 
 
@@ -176,16 +176,18 @@ class Ratings:
         """Players of ``kind`` by rating, best first (``limit`` at most 100)."""
         offset = max(0, int(offset))
         limit = max(1, min(100, int(limit)))
-        async with self.db.read() as conn:
-            rows = await q.rank_rows(conn, kind, offset, limit, min_experience)
+        rows = await self.db.run_read(
+            lambda conn: q.rank_rows(conn, kind, offset, limit, min_experience)
+        )
         return [_rank_row(offset + i + 1, r) for i, r in enumerate(rows)]
 
     async def place_of(
         self, user_id: int, kind: str, *, min_experience: int = 0
     ) -> RankRow | None:
         """The user's row in the ``kind`` listing, or None if they have no rating yet."""
-        async with self.db.read() as conn:
-            found = await q.rating_place(conn, kind, user_id, min_experience)
+        found = await self.db.run_read(
+            lambda conn: q.rating_place(conn, kind, user_id, min_experience)
+        )
         if found is None:
             return None
         r, place = found

@@ -1,6 +1,6 @@
 """Queries the services run, on an open connection (SQLAlchemy Core).
 
-Every function takes an ``AsyncConnection`` from ``Database.read()`` / ``write()`` /
+Every function takes an ``Connection`` from ``Database.read()`` / ``write()`` /
 ``transact()`` and returns plain values or rows with attribute access; the services turn
 them into their dataclasses. ``IntegrityError`` is re-exported so the services can catch
 a lost uniqueness race without importing SQLAlchemy.
@@ -8,13 +8,17 @@ a lost uniqueness race without importing SQLAlchemy.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from datetime import datetime
+import contextlib
+import functools
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, and_, delete, func, insert, or_, select, update
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import Table, and_, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from door.store.models import (
     BbsIdentityRow,
@@ -42,24 +46,24 @@ Row = Any
 # --- users -----------------------------------------------------------------------------
 
 
-async def user_row(conn: AsyncConnection, user_id: int) -> Row | None:
-    return (await conn.execute(select(users).where(users.c.id == user_id))).first()
+def user_row(conn: Connection, user_id: int) -> Row | None:
+    return (conn.execute(select(users).where(users.c.id == user_id))).first()
 
 
-async def user_row_by_key(conn: AsyncConnection, key: str) -> Row | None:
-    return (await conn.execute(select(users).where(users.c.name_key == key))).first()
+def user_row_by_key(conn: Connection, key: str) -> Row | None:
+    return (conn.execute(select(users).where(users.c.name_key == key))).first()
 
 
-async def user_names(conn: AsyncConnection, ids: Iterable[int]) -> dict[int, str]:
+def user_names(conn: Connection, ids: Iterable[int]) -> dict[int, str]:
     wanted = set(ids)
     if not wanted:
         return {}
-    rows = await conn.execute(select(users.c.id, users.c.name).where(users.c.id.in_(wanted)))
+    rows = conn.execute(select(users.c.id, users.c.name).where(users.c.id.in_(wanted)))
     return {r.id: r.name for r in rows}
 
 
-async def insert_user(
-    conn: AsyncConnection,
+def insert_user(
+    conn: Connection,
     name: str,
     key: str,
     password_hash: str | None,
@@ -67,7 +71,7 @@ async def insert_user(
     now: datetime,
     settings: dict[str, Any],
 ) -> int:
-    result = await conn.execute(
+    result = conn.execute(
         insert(users)
         .values(
             name=name,
@@ -85,23 +89,23 @@ async def insert_user(
     return int(result.scalar_one())
 
 
-async def update_user(conn: AsyncConnection, user_id: int, **values: Any) -> None:
-    await conn.execute(update(users).where(users.c.id == user_id).values(**values))
+def update_user(conn: Connection, user_id: int, **values: Any) -> None:
+    conn.execute(update(users).where(users.c.id == user_id).values(**values))
 
 
 # --- SSH keys and BBS identities -------------------------------------------------------------
 
 
-async def key_owner(conn: AsyncConnection, fingerprint: str) -> int | None:
-    result = await conn.execute(
+def key_owner(conn: Connection, fingerprint: str) -> int | None:
+    result = conn.execute(
         select(ssh_keys.c.user_id).where(ssh_keys.c.fingerprint == fingerprint)
     )
     value = result.scalar_one_or_none()
     return None if value is None else int(value)
 
 
-async def insert_key(
-    conn: AsyncConnection,
+def insert_key(
+    conn: Connection,
     user_id: int,
     fingerprint: str,
     key_type: str,
@@ -109,7 +113,7 @@ async def insert_key(
     comment: str,
     now: datetime,
 ) -> None:
-    await conn.execute(
+    conn.execute(
         insert(ssh_keys).values(
             user_id=user_id,
             fingerprint=fingerprint,
@@ -121,15 +125,15 @@ async def insert_key(
     )
 
 
-async def key_rows(conn: AsyncConnection, user_id: int) -> Sequence[Row]:
-    result = await conn.execute(
+def key_rows(conn: Connection, user_id: int) -> Sequence[Row]:
+    result = conn.execute(
         select(ssh_keys).where(ssh_keys.c.user_id == user_id).order_by(ssh_keys.c.id)
     )
     return result.all()
 
 
-async def delete_key(conn: AsyncConnection, user_id: int, fingerprint: str) -> bool:
-    result = await conn.execute(
+def delete_key(conn: Connection, user_id: int, fingerprint: str) -> bool:
+    result = conn.execute(
         delete(ssh_keys).where(
             and_(ssh_keys.c.user_id == user_id, ssh_keys.c.fingerprint == fingerprint)
         )
@@ -137,8 +141,8 @@ async def delete_key(conn: AsyncConnection, user_id: int, fingerprint: str) -> b
     return bool(result.rowcount)
 
 
-async def bbs_identity_user(conn: AsyncConnection, tag: str, alias_key: str) -> int | None:
-    result = await conn.execute(
+def bbs_identity_user(conn: Connection, tag: str, alias_key: str) -> int | None:
+    result = conn.execute(
         select(bbs_identities.c.user_id).where(
             and_(bbs_identities.c.tag == tag, bbs_identities.c.alias_key == alias_key)
         )
@@ -147,10 +151,10 @@ async def bbs_identity_user(conn: AsyncConnection, tag: str, alias_key: str) -> 
     return None if value is None else int(value)
 
 
-async def insert_bbs_identity(
-    conn: AsyncConnection, tag: str, alias: str, alias_key: str, user_id: int, now: datetime
+def insert_bbs_identity(
+    conn: Connection, tag: str, alias: str, alias_key: str, user_id: int, now: datetime
 ) -> None:
-    await conn.execute(
+    conn.execute(
         insert(bbs_identities).values(
             tag=tag, alias=alias, alias_key=alias_key, user_id=user_id, created_at=now
         )
@@ -160,66 +164,219 @@ async def insert_bbs_identity(
 # --- games -------------------------------------------------------------------------------
 
 
-async def insert_game(conn: AsyncConnection, **values: Any) -> int:
-    result = await conn.execute(insert(games).values(**values).returning(games.c.id))
+def insert_game(conn: Connection, **values: Any) -> int:
+    result = conn.execute(insert(games).values(**values).returning(games.c.id))
     return int(result.scalar_one())
 
 
-async def game_row(conn: AsyncConnection, game_id: int) -> Row | None:
-    return (await conn.execute(select(games).where(games.c.id == game_id))).first()
+# --- the hot path -----------------------------------------------------------------------
+#
+# One move is: load the game and its seats, versioned update, append events. On PostgreSQL
+# these use statements built once and reused with bound parameters (building a statement
+# and its cache key costs more than running it). On SQLite they go straight to the sqlite3
+# connection under the SQLAlchemy one, inside the same transaction: SQLAlchemy's per-
+# statement overhead is several times SQLite's own cost, and this path is what decides
+# how many moves a second one server can commit. The values are stored exactly as
+# SQLAlchemy stores them (JSON text; naive-UTC "YYYY-MM-DD HH:MM:SS.ffffff" times), so
+# both paths read each other's rows; the service tests run on both backends.
+
+_GAME_COLUMNS = (
+    "id, kind, options, status, snapshot, version, to_act, deadline, deadline_hours, "
+    "hints_allowed, created_by, created_at, updated_at, finished_at, summary, outcome, last_seq"
+)
+_GAME_SELECT = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?"
+_SEATS_SELECT = (
+    "SELECT s.game_id, s.seat, s.kind, s.user_id, s.bot_level, s.timeouts, s.last_seen_seq, "
+    "u.name AS user_name FROM seats AS s LEFT OUTER JOIN users AS u ON u.id = s.user_id "
+    "WHERE s.game_id = ? ORDER BY s.seat"
+)
+_EVENT_INSERT = (
+    "INSERT INTO game_events (game_id, seq, seat, kind, payload, created_at) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
+)
+_GAME_JSON = frozenset({"options", "outcome"})
+_GAME_TIMES = frozenset({"deadline", "created_at", "updated_at", "finished_at"})
+_GAME_BOOLS = frozenset({"hints_allowed"})
 
 
-async def game_rows(conn: AsyncConnection, ids: Sequence[int]) -> list[Row]:
+class RawRow(dict[str, Any]):
+    """A row read (or written) without SQLAlchemy, with a result row's attribute access."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def _mapping(self) -> dict[str, Any]:
+        return self
+
+
+def _raw(conn: Connection) -> Any | None:
+    """The sqlite3 connection under ``conn``, when the SQLite fast path applies."""
+    if conn.dialect.name != "sqlite" or conn.dialect.driver != "pysqlite":
+        return None
+    return conn.connection.driver_connection
+
+
+@contextlib.contextmanager
+def _translated() -> Iterator[None]:
+    """Raise sqlite3's errors as SQLAlchemy's, as the slow path would."""
+    try:
+        yield
+    except sqlite3.IntegrityError as exc:
+        raise IntegrityError("(sqlite fast path)", None, exc) from exc
+    except sqlite3.OperationalError as exc:
+        raise OperationalError("(sqlite fast path)", None, exc) from exc
+
+
+def _dt_to_sqlite(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        raise ValueError("naive datetime given to a UTC column")
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def _dt_from_sqlite(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    return datetime.fromisoformat(value).replace(tzinfo=UTC)
+
+
+def _column(name: str) -> str:
+    if name not in games.c:
+        raise ValueError(f"games has no column {name!r}")
+    return name
+
+
+def _to_sqlite(name: str, value: Any) -> Any:
+    if name in _GAME_TIMES:
+        return _dt_to_sqlite(value)
+    if name in _GAME_JSON:
+        return None if value is None else json.dumps(value)
+    if name in _GAME_BOOLS:
+        return int(bool(value))
+    return value
+
+
+def _game_from_raw(description: Any, values: Sequence[Any]) -> RawRow:
+    row = RawRow(zip((d[0] for d in description), values, strict=True))
+    for name in _GAME_TIMES:
+        row[name] = _dt_from_sqlite(row[name])
+    for name in _GAME_JSON:
+        if row[name] is not None:
+            row[name] = json.loads(row[name])
+    row["hints_allowed"] = bool(row["hints_allowed"])
+    return row
+
+
+
+@functools.cache
+def _game_by_id() -> Any:
+    return select(games).where(games.c.id == bindparam("gid"))
+
+
+@functools.cache
+def _seats_of_game() -> Any:
+    return _seats_named().where(seats.c.game_id == bindparam("gid")).order_by(seats.c.seat)
+
+
+@functools.cache
+def _versioned_update() -> Any:
+    return update(games).where(
+        and_(games.c.id == bindparam("w_id"), games.c.version == bindparam("w_version"))
+    )
+
+
+@functools.cache
+def _insert_events() -> Any:
+    return insert(game_events)
+
+
+def game_row(conn: Connection, game_id: int) -> Row | None:
+    raw = _raw(conn)
+    if raw is not None:
+        with _translated():
+            cur = raw.execute(_GAME_SELECT, (game_id,))
+            found = cur.fetchone()
+        return None if found is None else _game_from_raw(cur.description, found)
+    return conn.execute(_game_by_id(), {"gid": game_id}).first()
+
+
+def game_rows(conn: Connection, ids: Sequence[int]) -> list[Row]:
     if not ids:
         return []
-    rows = (await conn.execute(select(games).where(games.c.id.in_(ids)))).all()
+    rows = (conn.execute(select(games).where(games.c.id.in_(ids)))).all()
     by_id = {r.id: r for r in rows}
     return [by_id[i] for i in ids if i in by_id]
 
 
-async def update_game_versioned(
-    conn: AsyncConnection, game_id: int, expected_version: int, **values: Any
+def update_game_versioned(
+    conn: Connection, game_id: int, expected_version: int, **values: Any
 ) -> bool:
     """The optimistic lock: update only if nobody else bumped ``version`` first."""
-    result = await conn.execute(
-        update(games)
-        .where(and_(games.c.id == game_id, games.c.version == expected_version))
-        .values(version=expected_version + 1, **values)
-    )
+    raw = _raw(conn)
+    if raw is not None:
+        values = {**values, "version": expected_version + 1}
+        columns = ", ".join(f"{_column(k)} = ?" for k in values)
+        args = [_to_sqlite(k, v) for k, v in values.items()]
+        with _translated():
+            cur = raw.execute(
+                f"UPDATE games SET {columns} WHERE id = ? AND version = ?",
+                (*args, game_id, expected_version),
+            )
+        return bool(cur.rowcount == 1)
+    params = {"w_id": game_id, "w_version": expected_version, "version": expected_version + 1}
+    params.update(values)
+    result = conn.execute(_versioned_update(), params)
     return result.rowcount == 1
 
 
-async def insert_seats(conn: AsyncConnection, rows: list[dict[str, Any]]) -> None:
-    await conn.execute(insert(seats), rows)
+def insert_seats(conn: Connection, rows: list[dict[str, Any]]) -> None:
+    conn.execute(insert(seats), rows)
 
 
-async def seat_rows(conn: AsyncConnection, game_id: int) -> list[Row]:
-    result = await conn.execute(
-        select(seats).where(seats.c.game_id == game_id).order_by(seats.c.seat)
+def _seats_named() -> Any:
+    """Seats with the seated (or expected) user's name as ``user_name``."""
+    return select(seats, users.c.name.label("user_name")).outerjoin(
+        users, users.c.id == seats.c.user_id
     )
-    return list(result.all())
 
 
-async def seat_rows_for(conn: AsyncConnection, game_ids: Sequence[int]) -> dict[int, list[Row]]:
+def seat_rows(conn: Connection, game_id: int) -> list[Row]:
+    raw = _raw(conn)
+    if raw is not None:
+        with _translated():
+            cur = raw.execute(_SEATS_SELECT, (game_id,))
+            names = [d[0] for d in cur.description]
+            return [RawRow(zip(names, r, strict=True)) for r in cur.fetchall()]
+    return list(conn.execute(_seats_of_game(), {"gid": game_id}).all())
+
+
+def seat_rows_for(conn: Connection, game_ids: Sequence[int]) -> dict[int, list[Row]]:
     out: dict[int, list[Row]] = {g: [] for g in game_ids}
     if not game_ids:
         return out
-    result = await conn.execute(
-        select(seats).where(seats.c.game_id.in_(game_ids)).order_by(seats.c.game_id, seats.c.seat)
+    result = conn.execute(
+        _seats_named()
+        .where(seats.c.game_id.in_(game_ids))
+        .order_by(seats.c.game_id, seats.c.seat)
     )
     for r in result:
         out[r.game_id].append(r)
     return out
 
 
-async def update_seat(conn: AsyncConnection, game_id: int, seat: int, **values: Any) -> None:
-    await conn.execute(
+def update_seat(conn: Connection, game_id: int, seat: int, **values: Any) -> None:
+    conn.execute(
         update(seats).where(and_(seats.c.game_id == game_id, seats.c.seat == seat)).values(**values)
     )
 
 
-async def mark_seen(conn: AsyncConnection, game_id: int, user_id: int, seq: int) -> int:
-    result = await conn.execute(
+def mark_seen(conn: Connection, game_id: int, user_id: int, seq: int) -> int:
+    result = conn.execute(
         update(seats)
         .where(
             and_(
@@ -233,13 +390,30 @@ async def mark_seen(conn: AsyncConnection, game_id: int, user_id: int, seq: int)
     return int(result.rowcount)
 
 
-async def insert_events(conn: AsyncConnection, rows: list[dict[str, Any]]) -> None:
-    if rows:
-        await conn.execute(insert(game_events), rows)
+def insert_events(conn: Connection, rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        return
+    raw = _raw(conn)
+    if raw is not None:
+        args = [
+            (
+                r["game_id"],
+                r["seq"],
+                r["seat"],
+                r["kind"],
+                json.dumps(r["payload"]),
+                _dt_to_sqlite(r["created_at"]),
+            )
+            for r in rows
+        ]
+        with _translated():
+            raw.executemany(_EVENT_INSERT, args)
+        return
+    conn.execute(_insert_events(), rows)
 
 
-async def event_rows(conn: AsyncConnection, game_id: int, since_seq: int = 0) -> list[Row]:
-    result = await conn.execute(
+def event_rows(conn: Connection, game_id: int, since_seq: int = 0) -> list[Row]:
+    result = conn.execute(
         select(game_events)
         .where(and_(game_events.c.game_id == game_id, game_events.c.seq > since_seq))
         .order_by(game_events.c.seq)
@@ -247,8 +421,8 @@ async def event_rows(conn: AsyncConnection, game_id: int, since_seq: int = 0) ->
     return list(result.all())
 
 
-async def all_game_ids(conn: AsyncConnection) -> list[int]:
-    return [int(r[0]) for r in await conn.execute(select(games.c.id).order_by(games.c.id))]
+def all_game_ids(conn: Connection) -> list[int]:
+    return [int(r[0]) for r in conn.execute(select(games.c.id).order_by(games.c.id))]
 
 
 def _list_filter(which: str, user_id: int | None, kind: str | None) -> Any:
@@ -301,8 +475,8 @@ def _list_filter(which: str, user_id: int | None, kind: str | None) -> Any:
     return and_(*conds)
 
 
-async def list_game_ids(
-    conn: AsyncConnection,
+def list_game_ids(
+    conn: Connection,
     which: str,
     user_id: int | None,
     kind: str | None,
@@ -311,21 +485,21 @@ async def list_game_ids(
 ) -> tuple[list[int], int]:
     cond = _list_filter(which, user_id, kind)
     count = select(func.count()).select_from(games).where(cond)
-    total = int((await conn.execute(count)).scalar_one())
+    total = int((conn.execute(count)).scalar_one())
     if which == "finished":
         order: list[Any] = [games.c.updated_at.desc(), games.c.id.desc()]
     elif which == "waiting":
         order = [games.c.deadline.asc(), games.c.id]
     else:
         order = [games.c.updated_at.desc(), games.c.id.desc()]
-    result = await conn.execute(
+    result = conn.execute(
         select(games.c.id).where(cond).order_by(*order).offset(offset).limit(limit)
     )
     return [int(r[0]) for r in result], total
 
 
-async def overdue_games(conn: AsyncConnection, now: datetime, limit: int = 500) -> list[Row]:
-    result = await conn.execute(
+def overdue_games(conn: Connection, now: datetime, limit: int = 500) -> list[Row]:
+    result = conn.execute(
         select(games.c.id, games.c.version)
         .where(and_(games.c.status == "active", games.c.deadline <= now))
         .order_by(games.c.deadline)
@@ -334,9 +508,9 @@ async def overdue_games(conn: AsyncConnection, now: datetime, limit: int = 500) 
     return list(result.all())
 
 
-async def my_seat_rows(conn: AsyncConnection, user_id: int) -> list[Row]:
+def my_seat_rows(conn: Connection, user_id: int) -> list[Row]:
     """The user's seats with their game's status, to_act and last_seq."""
-    result = await conn.execute(
+    result = conn.execute(
         select(
             seats.c.game_id,
             seats.c.seat,
@@ -351,11 +525,11 @@ async def my_seat_rows(conn: AsyncConnection, user_id: int) -> list[Row]:
     return list(result.all())
 
 
-async def count_unseen_moves(
-    conn: AsyncConnection, game_id: int, my_seat: int, since_seq: int
+def count_unseen_moves(
+    conn: Connection, game_id: int, my_seat: int, since_seq: int
 ) -> tuple[int, int]:
     """(moves by other seats, all events) after ``since_seq``."""
-    result = await conn.execute(
+    result = conn.execute(
         select(game_events.c.kind, game_events.c.seat).where(
             and_(game_events.c.game_id == game_id, game_events.c.seq > since_seq)
         )
@@ -368,25 +542,25 @@ async def count_unseen_moves(
     return moves, total
 
 
-async def set_snapshot(conn: AsyncConnection, game_id: int, snapshot: str) -> None:
+def set_snapshot(conn: Connection, game_id: int, snapshot: str) -> None:
     """Overwrite a snapshot without touching the version (tests of ``door check`` only)."""
-    await conn.execute(update(games).where(games.c.id == game_id).values(snapshot=snapshot))
+    conn.execute(update(games).where(games.c.id == game_id).values(snapshot=snapshot))
 
 
 # --- ratings -------------------------------------------------------------------------------
 
 
-async def rating_rows(conn: AsyncConnection, kind: str, user_ids: Sequence[int]) -> dict[int, Row]:
+def rating_rows(conn: Connection, kind: str, user_ids: Sequence[int]) -> dict[int, Row]:
     if not user_ids:
         return {}
-    result = await conn.execute(
+    result = conn.execute(
         select(ratings).where(and_(ratings.c.kind == kind, ratings.c.user_id.in_(user_ids)))
     )
     return {r.user_id: r for r in result}
 
 
-async def save_rating(
-    conn: AsyncConnection,
+def save_rating(
+    conn: Connection,
     user_id: int,
     kind: str,
     rating: float,
@@ -397,19 +571,19 @@ async def save_rating(
 ) -> None:
     values = {"rating": rating, "experience": experience, "wins": wins, "losses": losses}
     if exists:
-        await conn.execute(
+        conn.execute(
             update(ratings)
             .where(and_(ratings.c.user_id == user_id, ratings.c.kind == kind))
             .values(**values)
         )
     else:
-        await conn.execute(insert(ratings).values(user_id=user_id, kind=kind, **values))
+        conn.execute(insert(ratings).values(user_id=user_id, kind=kind, **values))
 
 
-async def rank_rows(
-    conn: AsyncConnection, kind: str, offset: int, limit: int, min_experience: int
+def rank_rows(
+    conn: Connection, kind: str, offset: int, limit: int, min_experience: int
 ) -> list[Row]:
-    result = await conn.execute(
+    result = conn.execute(
         select(ratings, users.c.name)
         .join(users, users.c.id == ratings.c.user_id)
         .where(and_(ratings.c.kind == kind, ratings.c.experience >= min_experience))
@@ -420,11 +594,11 @@ async def rank_rows(
     return list(result.all())
 
 
-async def rating_place(
-    conn: AsyncConnection, kind: str, user_id: int, min_experience: int
+def rating_place(
+    conn: Connection, kind: str, user_id: int, min_experience: int
 ) -> tuple[Row, int] | None:
     row = (
-        await conn.execute(
+        conn.execute(
             select(ratings, users.c.name)
             .join(users, users.c.id == ratings.c.user_id)
             .where(and_(ratings.c.kind == kind, ratings.c.user_id == user_id))
@@ -433,7 +607,7 @@ async def rating_place(
     if row is None or row.experience < min_experience:
         return None
     better = (
-        await conn.execute(
+        conn.execute(
             select(func.count())
             .select_from(ratings)
             .where(
