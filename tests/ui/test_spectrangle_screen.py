@@ -512,3 +512,25 @@ async def test_a_finished_game_opens_in_the_step_by_step_replay(
     assert "Move 4 of 4:" in r.term.display_text() and "resigned" in r.term.display_text()
     r.term.type("q")
     await r.term.wait_for("Main Menu")
+
+
+async def test_a_player_who_resigns_leaves_and_the_others_play_on(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    users = await players(services, alice, bob)
+    gid = await begin3(services, *users.values())
+    state = await state_of(services, gid)
+    quitter = (state.turn + 1) % 3  # type: ignore[operator]
+    r = await start_session(users[quitter], start=f"game:{gid}")
+    r.term.type("x")
+    await r.term.wait_for("Resign and leave this game? (Y/N)")
+    r.term.type("n")
+    await r.term.settle()
+    assert quitter not in (await state_of(services, gid)).out
+    r.term.type("x")
+    r.term.type("y")
+    await r.term.settle()
+    after = await state_of(services, gid)
+    assert after.out == (quitter,)
+    assert (await services.games.get(gid)).info.status == "active"
+    assert "(left the game)" in r.term.display_text()

@@ -671,6 +671,8 @@ class BackgammonScreen(GameScreenBase):
             canvas.put(x, y, clip_text(f"It is {who} turn.", w), LOUD)
             left = deadline_text(info.deadline, ctx.services.clock.now())
             canvas.put(x, y + 1, clip_text(left, w), DIM)
+        elif info.status == "open":
+            canvas.put(x, y, "Waiting for a player to join.", LOUD)
         elif state.phase == OVER or info.status == "finished":
             outcome = self.rules.outcome(state) if self.rules is not None else None
             detail = outcome.detail if outcome is not None else "The match is over."

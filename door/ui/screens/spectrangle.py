@@ -10,7 +10,7 @@ Keys (the bottom line shows the ones that apply):
 * P passes and S swaps the selected piece, when no placement exists;
 * H shows the best placements (and moves the cursor to the best), B the pieces in the
   bag (unless the table turned the aids off);
-* V replays the turns since your last one, step by step; Q goes back.
+* V replays the turns since your last one, step by step; X resigns; Q goes back.
 
 Spectators see the same screen without the controls; ``replay=True`` opens a finished
 game in the step-by-step viewer from its first move.
@@ -82,6 +82,7 @@ class SpectrangleScreen(GameScreenBase):
         self.mode = "play"  # play | type | confirm | view
         self.confirm_text = ""
         self.confirm_question = ""
+        self.confirm_resign = False
         self.editor = LineEditor(max_len=40)
         self.hints: list[tuple[str, int]] = []
         self.bag_shown = False
@@ -196,6 +197,13 @@ class SpectrangleScreen(GameScreenBase):
             if key == "enter" or ch:
                 ctx.status("You are watching this game.")
             return None
+        if ch.lower() == "x":
+            if self.snap.info.status != "active":
+                ctx.status("The game is over.")
+                return None
+            self._confirm("", "Resign and leave this game? (Y/N)")
+            self.confirm_resign = True
+            return None
         if not self.can_act:
             if key == "enter" or ch:
                 ctx.status(self._waiting_text())
@@ -278,6 +286,7 @@ class SpectrangleScreen(GameScreenBase):
         return None
 
     def _confirm(self, text: str, question: str) -> None:
+        self.confirm_resign = False
         self.mode = "confirm"
         self.confirm_text = text
         self.confirm_question = question
@@ -287,6 +296,10 @@ class SpectrangleScreen(GameScreenBase):
         key = event.name if isinstance(event, Key) else ""
         if ch == "y" or key == "enter":
             self.mode = "play"
+            if self.confirm_resign:
+                if await self.resign(ctx):
+                    ctx.status("You resigned.")
+                return None
             text = self.confirm_text
             if await self.send(ctx, text):
                 ctx.status(f"You played {text}.")
@@ -374,10 +387,12 @@ class SpectrangleScreen(GameScreenBase):
         if self.can_act:
             extra = " H)int B)ag" if self.aids_allowed() else ""
             if not self.can_place_any():
-                return f"Tab piece P)ass S)wap :type{extra} V)iew Q)uit"
-            return f"Arrows Tab piece R)otate M)irror Enter place :type{extra} V)iew Q)uit"
+                return f"Tab piece P)ass S)wap :type{extra} V)iew X)resign Q)uit"
+            return f"Tab piece R)otate M)irror Enter place :type{extra} V)iew X)resign Q)uit"
         extra = " B)ag" if self.aids_allowed() else ""
-        return f"V)iew last turn{extra}  Q)uit"
+        if self.my_seat is None:
+            return f"V)iew last turn{extra}  Q)uit (watching)"
+        return f"V)iew last turn{extra}  X) resign  Q)uit"
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
         help_text = self._key_help()
