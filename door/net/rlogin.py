@@ -139,9 +139,8 @@ class RloginTerminal(BaseTerminal):
         if probed is not None:
             self.set_encoding(probed)
         if width is not None and height is not None:
-            self.push_resize(width, height)
-            # The initial size is not news to the session: drop the event it queued.
-            self._events.clear()
+            # The initial size is not news to the session: no Resize event for it.
+            self.set_caps(self.caps.resized(*detect.clamp_size(width, height)))
 
     async def _receive(self) -> bytes | Resize | None:
         try:

@@ -146,3 +146,23 @@ async def test_data_after_the_handshake_is_eight_bit_clean(tmp_path: Path) -> No
         writer.close()
     finally:
         await app.shutdown()
+
+
+async def test_probe_answers_set_the_size_and_encoding(tmp_path: Path) -> None:
+    app = await secret_app(tmp_path)
+    try:
+        reader, writer = await rlogin(app.ports["rlogin"], "s3cret", "bob", "xtrn=backgammon")
+        seen = b""
+        answers = [b"\x1b[50;132R", b"\x1b[50;1R"]
+        while b"SESSION" not in seen:
+            chunk = await asyncio.wait_for(reader.read(4096), 5)
+            assert chunk
+            seen += chunk
+            for _ in range(chunk.count(b"\x1b[6n")):
+                writer.write(answers.pop(0))
+        if not seen.rstrip(b"\0").endswith(b"\r\n"):
+            seen += await reader.readuntil(b"\r\n")
+        assert b"enc=utf-8 size=132x50" in seen
+        writer.close()
+    finally:
+        await app.shutdown()
