@@ -707,7 +707,14 @@ class BackgammonRules:
         return _reaches(m, o, dice, target)
 
     def parse_move(self, state: BackgammonState, text: str) -> BgMove:
-        """Read an action or a checker play; raises the error trio with a player's message."""
+        """Read an action or a checker play that is legal now; raises the error trio with
+        a message fit to show the player."""
+        move = self._read_move(state, text)
+        if move.action != "play":
+            self.apply(state, move)  # an action not allowed now says why, here
+        return move
+
+    def _read_move(self, state: BackgammonState, text: str) -> BgMove:
         words = " ".join(text.strip().lower().split())
         phase = state.phase
         if phase == OVER:

@@ -235,3 +235,18 @@ def test_an_empty_play_is_refused_when_a_play_exists() -> None:
     state = _opening(3, 1)
     with pytest.raises(IllegalMoveError, match="you must play"):
         rules.apply(state, BgMove("play"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("0123456789/*()-, barofBAROFx\t")), max_size=30)
+)
+def test_any_text_is_either_a_legal_move_or_one_of_the_three_errors(text: str) -> None:
+    rules = BackgammonRules()
+    state = _opening(6, 4)
+    try:
+        move = rules.parse_move(state, text)
+    except (InvalidMoveError, IllegalMoveError, AmbiguousMoveError) as exc:
+        assert str(exc)  # a message to show the player
+    else:
+        assert move in rules.legal_moves(state) or rules.apply(state, move) is not None

@@ -7,6 +7,8 @@ import random
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from door.games.backgammon.moves import BgMove
 from door.games.backgammon.position import (
@@ -479,3 +481,14 @@ def test_a_money_session_carries_the_running_score_into_the_next_game() -> None:
     assert R.outcome(nxt) is None
     with pytest.raises(ValueError, match="finished money game"):
         R.continue_session(nxt)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40))
+def test_from_id_refuses_garbage_with_a_value_error_only(text: str) -> None:
+    try:
+        state = R.from_id(text)
+    except ValueError as exc:
+        assert str(exc)
+    else:
+        assert R.from_id(R.to_id(state)) == state
