@@ -628,3 +628,35 @@ async def test_the_whole_journey_begin_join_and_both_players_move(
     await r2.term.settle()
     moves = [e.payload["move"] for e in await services.games.events(gid) if e.kind == "move"]
     assert moves == [played, "roll", reply]
+
+
+async def test_playing_the_computer_its_reply_arrives_while_you_look(
+    services: Services, alice: User, start_session: StartSession
+) -> None:
+    from door.services.bots import BotRunner
+
+    runner = BotRunner(services)
+    services.bots = runner
+    runner.start()
+    try:
+        await runner.ready()
+        info = await services.games.begin(
+            alice.id, "backgammon", NO_CUBE, [SeatSpec("me"), SeatSpec("bot", "bg-beginner")]
+        )
+        await runner.idle()
+        state = await state_of(services, info.id)
+        if state.turn != 0:  # the bot won the opening roll and has moved already
+            await runner.idle()
+            state = await state_of(services, info.id)
+        r = await start_session(alice, start=f"game:{info.id}")
+        assert state.turn == 0 and state.phase == MOVING
+        played = await play_with_cursor(r, state)
+        r.term.type("y")
+        await r.term.settle()
+        await runner.idle()
+        await r.term.wait_for("Meanwhile")
+        moves = [e.payload["move"] for e in await services.games.events(info.id) if e.kind == "move"]
+        assert played in moves and moves[-1] != played
+        await r.term.wait_for("It is your turn.")
+    finally:
+        await runner.stop()
