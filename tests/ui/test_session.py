@@ -337,3 +337,19 @@ async def test_main_menu_says_when_you_were_last_here(
     clock.advance(timedelta(days=3))
     r = await start_session(alice)
     assert "Your last visit was 3d ago." in r.term.display_text()
+
+
+async def test_opponent_moving_rings_your_bell_and_updates_the_play_count(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    info = await started_game(services, alice, bob)
+    mover, waiter = (alice, bob) if info.is_waiting_on(alice.id) else (bob, alice)
+    r = await start_session(waiter)
+    assert re.search(r"Play a game where it is your turn\s+\(0\)", r.term.display_text())
+    snapshot = await services.games.get(info.id, mover.id)
+    rules = services.games.rules_for("backgammon")
+    move = rules.format_move(snapshot.state, rules.legal_moves(snapshot.state)[0])
+    await services.games.submit(info.id, mover.id, move, snapshot.info.version)
+    await r.term.wait_for(f"Backgammon #{info.id}: it is your turn")
+    assert re.search(r"Play a game where it is your turn\s+\(1\)", r.term.display_text())
+    assert r.term.bells == 1
