@@ -154,3 +154,31 @@ def test_unreadable_drop_file_is_a_clear_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert b"does not exist" in done.stderr
     assert b"Traceback" not in done.stderr
+
+
+def test_without_a_drop_file_it_asks_for_a_login(tmp_path: Path) -> None:
+    async def make_user() -> None:
+        services = await build_services(load_config(data_dir=tmp_path), start_background=False)
+        try:
+            await services.accounts.register("alice", "secret1")
+        finally:
+            await services.close()
+
+    asyncio.run(make_user())
+    proc, master, slave = spawn_on_pty(["--data-dir", str(tmp_path)])
+    before = termios.tcgetattr(slave)
+    try:
+        read_until(master, b"Name: ", 30)
+        os.write(master, b"alice\r")
+        read_until(master, b"Password: ", 10)
+        os.write(master, b"secret1\r")
+        out = read_until(master, b"Main Menu", 15)
+        assert b"secret1" not in out
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0
+        assert termios.tcgetattr(slave) == before
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+        os.close(slave)
