@@ -39,12 +39,6 @@ def open_game(kind: str, game_id: int, *, spectator: bool = False, replay: bool 
     return screen
 
 
-START_NAMES = (
-    "main", "play", "open", "active", "mine", "finished", "begin", "rank", "instructions",
-    "settings",
-)  # fmt: skip
-
-
 async def first_screens(ctx: Context, start: str | None = None) -> list[Screen]:
     """The stack a new session starts with (bottom first): the log-in screen when nobody
     is signed in, else the main menu with ``start``'s screen on top of it."""

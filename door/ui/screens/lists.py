@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from door.ui.canvas import CYAN, WHITE, YELLOW, Canvas, Style
+from door.ui.canvas import WHITE, YELLOW, Canvas, Style
 from door.ui.screen import Context, Pop, Push, Screen, Transition, clean, draw_chrome
 from door.ui.terminal import InputEvent, Key, Text
 from door.ui.widgets import ListView
@@ -22,7 +22,6 @@ TABS: tuple[tuple[Which, str, str], ...] = (
 )
 TAB_STYLE = Style(fg=WHITE)
 TAB_ON = Style(fg=YELLOW, bold=True, reverse=True)
-NOTE_STYLE = Style(fg=CYAN)
 
 
 def ago(then: datetime | None, now: datetime) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
+from door.ui.canvas import CYAN, GREEN, WHITE, Canvas, Style, clip_text
 from door.ui.screen import (
     HEADING_STYLE,
     Context,
@@ -21,7 +21,6 @@ from door.ui.terminal import InputEvent
 from door.ui.widgets import Menu, MenuItem
 
 SUMMARY_STYLE = Style(fg=WHITE)
-NUMBER_STYLE = Style(fg=YELLOW, bold=True)
 GAME_STYLE = Style(fg=CYAN)
 WELCOME_STYLE = Style(fg=GREEN, bold=True)
 
