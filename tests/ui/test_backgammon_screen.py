@@ -7,6 +7,7 @@ keys from the position they are shown rather than assuming a roll.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -85,13 +86,13 @@ class Cursor:
         assert self.highlighted() == goal
 
     def highlighted(self) -> int | None:
-        """The spot whose label shows the cursor (black on white, or underlined on a
-        highlighted destination) on the pyte screen."""
+        """The spot whose label shows the cursor (reversed, or bold and underlined on a
+        legal destination) on the pyte screen."""
         for spot in range(26):
             lx, ly, _ = bgb.spot_label_cell(spot, self.col)
             cell = self.term.char_at(1 + lx + 1, 1 + ly)
-            plain = cell.bg == "white" and cell.fg == "black"
-            on_target = cell.bg == "green" and cell.underscore  # the cursor on a legal point
+            plain = cell.reverse and not cell.underscore
+            on_target = cell.bold and cell.underscore and not cell.reverse  # on a legal point
             if plain or on_target:
                 return spot
         return None
@@ -249,8 +250,9 @@ async def test_only_highlighted_points_take_the_picked_up_checker(
     col = colour(state.turn)
     for spot in range(1, 25):
         lx, ly, _ = bgb.spot_label_cell(spot, col)
-        green = r.term.char_at(1 + lx + 1, 1 + ly).bg == "green"
-        assert green == (spot in dests), spot
+        cell = r.term.char_at(1 + lx + 1, 1 + ly)
+        lit = cell.reverse and cell.underscore and cell.fg == "green"
+        assert lit == (spot in dests), spot
     bad = next(p for p in range(1, 25) if p not in dests and p != src)
     await cur.go(bad)
     r.term.press("enter")
@@ -655,8 +657,29 @@ async def test_playing_the_computer_its_reply_arrives_while_you_look(
         await r.term.settle()
         await runner.idle()
         await r.term.wait_for("Meanwhile")
-        moves = [e.payload["move"] for e in await services.games.events(info.id) if e.kind == "move"]
+        moves = [
+            e.payload["move"] for e in await services.games.events(info.id) if e.kind == "move"
+        ]
         assert played in moves and moves[-1] != played
         await r.term.wait_for("It is your turn.")
     finally:
         await runner.stop()
+
+
+async def test_without_colour_the_cursor_and_the_legal_points_still_show(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, state, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session, colors=0)
+    src = first_source(state)
+    cur = Cursor(r.term, state.turn, src)
+    assert cur.highlighted() == src
+    r.term.press("enter")
+    await r.term.settle()
+    col = colour(state.turn)
+    for dest, _ in PartialPlay.start(state).destinations(src):
+        lx, ly, _w = bgb.spot_label_cell(dest, col)
+        cell = r.term.char_at(1 + lx + 1, 1 + ly)
+        assert cell.reverse and cell.underscore
+    for params in re.findall(r"\x1b\[([0-9;]*)m", r.term.raw.decode("utf-8")):
+        assert not any(30 <= int(p) <= 47 for p in params.split(";") if p), params

@@ -72,11 +72,11 @@ def field_text(term: FakeTerminal, index: int) -> str:
 
 
 def cursor_field(term: FakeTerminal) -> int | None:
-    """The field whose middle cell shows the cursor (black on white)."""
+    """The field whose middle cell shows the cursor (reversed)."""
     for i in range(36):
         x, y = spb.field_center(i)
         cell = term.char_at(BOARD_X + x, BOARD_Y + y)
-        if cell.bg == "white" and cell.fg == "black":
+        if cell.reverse:
             return i
     return None
 

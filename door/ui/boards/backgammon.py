@@ -141,12 +141,15 @@ def move_cursor(spot: int, direction: str, my_colour: str, top_row: bool) -> tup
 FRAME = Style(fg=YELLOW)
 FELT = Style(fg=YELLOW, bg=BLACK)
 LABEL = Style(fg=WHITE)
-CURSOR = Style(fg=BLACK, bg=WHITE)
-TARGET = Style(fg=BLACK, bg=GREEN)
-TARGET_CURSOR = Style(fg=WHITE, bg=GREEN, bold=True, reverse=False, underline=True)
+# Highlights differ in attributes as well as colour, so they show without colour too:
+# the cursor is reversed, a legal destination reversed and underlined, the cursor on a
+# legal destination bold and underlined.
+CURSOR = Style(fg=WHITE, reverse=True)
+TARGET = Style(fg=GREEN, reverse=True, underline=True)
+TARGET_CURSOR = Style(fg=WHITE, bg=GREEN, bold=True, underline=True)
 MARK = Style(fg=YELLOW, bold=True)
 COUNT = Style(fg=YELLOW, bold=True)
-DIE = Style(fg=BLACK, bg=WHITE)
+DIE = Style(fg=WHITE, reverse=True)
 DIE_USED = Style(fg=WHITE, bold=False)
 
 

@@ -214,8 +214,7 @@ INDEX_STYLE = Style(fg=CYAN)
 BONUS_STYLE = Style(fg=YELLOW, bold=True)
 ACCEPT_STYLE = Style(fg=GREEN)
 ACCEPT_TEXT = Style(fg=GREEN, bold=True)
-CURSOR_STYLE = Style(fg=BLACK, bg=WHITE, bold=False)
-CURSOR_BAD = Style(fg=WHITE, bg=RED, bold=True)
+CURSOR_STYLE = Style(fg=WHITE, reverse=True)  # reversed: shows without colour too
 LAST_MOVE_STYLE = Style(fg=YELLOW, bg=BLACK, bold=True, blink=False, underline=True)
 
 
