@@ -7,11 +7,10 @@ override the file; the file overrides the defaults.
 
 from __future__ import annotations
 
-import dataclasses
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_type_hints
 
 T = TypeVar("T")
 
@@ -138,10 +137,9 @@ def load_config(path: str | Path | None = None, data_dir: str | Path | None = No
     if unknown:
         raise ValueError(f"unknown section(s) in config: {', '.join(sorted(unknown))}")
     kwargs: dict[str, Any] = {}
-    for name, f in sections.items():
-        section_type = f.default_factory  # type: ignore[misc]
-        assert section_type is not dataclasses.MISSING
-        kwargs[name] = _section(section_type, raw.get(name), name)
+    hints = get_type_hints(Config)  # section name -> its dataclass
+    for name in sections:
+        kwargs[name] = _section(hints[name], raw.get(name), name)
     config = Config(**kwargs)
     if "data_dir" in raw:
         config = replace(config, data_dir=Path(str(raw["data_dir"])))
