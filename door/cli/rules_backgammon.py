@@ -29,7 +29,7 @@ def _move_lines(position_id: str, d1: int, d2: int) -> list[str]:
     for d in (d1, d2):
         if not 1 <= d <= 6:
             raise ValueError(f"a die shows 1 to 6, not {d}")
-    me, opp = decode_position(position_id)
+    me, opp = decode_position(position_id.split(":")[0])  # "POS:MATCH" pasted whole is fine
     return [
         f"{format_play(play)}\t{encode_position(opp_after, me_after)}"
         for play, me_after, opp_after in legal_plays(me, opp, d1, d2)
@@ -84,15 +84,17 @@ def _cmd_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
     from door.games.backgammon.ids import MatchKey, decode_match, decode_position
 
     out = out or sys.stdout
+    pos_id, _, match_id = args.position_id.partition(":")  # gnubg's "POS:MATCH" form
+    match_id = args.match_id or match_id.split(":")[0]
     try:
-        me, opp = decode_position(args.position_id)
-        key: MatchKey | None = decode_match(args.match_id) if args.match_id else None
+        me, opp = decode_position(pos_id)
+        key: MatchKey | None = decode_match(match_id) if match_id else None
     except ValueError as exc:
         sys.stderr.write(f"door rules backgammon show: {exc}\n")
         return 2
     if key is not None:
-        out.write(f" Match ID: {args.match_id}\n")
-    out.write(render(me, opp, key, position_id=args.position_id))
+        out.write(f" Match ID: {match_id}\n")
+    out.write(render(me, opp, key, position_id=pos_id))
     return 0
 
 

@@ -175,3 +175,12 @@ def test_selfplay_plays_a_whole_match_and_repeats_with_the_same_seed(
     assert rules.outcome(last) is not None
     _status, again, _ = _run(["selfplay", "--seed", "5", "--match-length", "3"], capsys)
     assert again == out
+
+
+def test_gnubgs_combined_id_form_is_accepted(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _run(
+        ["moves", "--position-id", OPENING + ":cAkAAAAAAAAA", "--dice", "2", "1"], capsys
+    )
+    assert status == 0 and len(out.splitlines()) == 15
+    status, out, _ = _run(["show", "--position-id", OPENING + ":QYkqASAAIAAA"], capsys)
+    assert status == 0 and "9-point match" in out
