@@ -51,21 +51,6 @@ def random_placement(rng: random.Random) -> tuple[Side, Side]:
     return tuple(me), tuple(opp)
 
 
-def random_game_position(rng: random.Random, max_turns: int = 80) -> tuple[Side, Side]:
-    """A position from a game of random legal plays, from the view of the side on roll."""
-    me, opp = start_side(), start_side()
-    for _ in range(rng.randint(0, max_turns)):
-        d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
-        plays = movegen.legal_plays(me, opp, d1, d2)
-        if plays:
-            _play, me_after, opp_after = rng.choice(plays)
-            if sum(me_after) == 0:
-                break
-            me, opp = me_after, opp_after
-        me, opp = opp, me
-    return me, opp
-
-
 def game_positions(rng: random.Random, n: int) -> list[tuple[Side, Side]]:
     """``n`` positions met in games of random legal plays (one every few turns)."""
     out: list[tuple[Side, Side]] = []
