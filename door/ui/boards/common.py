@@ -188,7 +188,8 @@ class GameScreenBase(Screen):
     def describe_moves(self, moves: list[LoggedMove]) -> str:
         """``"Bob: 13/7 8/7; Carol: RGY3@11:1"`` for a status line."""
         parts: list[str] = []
-        for m in moves[-4:]:
+        shown = [m for m in moves if m.text != "roll"] or moves  # the dice speak for a roll
+        for m in shown[-4:]:
             who = self.name_of(m.seat, 12) if m.seat is not None else "system"
             parts.append(f"{who}: {m.text}")
         return "; ".join(parts)

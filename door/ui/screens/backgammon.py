@@ -509,12 +509,22 @@ class BackgammonScreen(GameScreenBase):
                     )
                     frames.append(Frame(caption, mine, theirs, dice, dice_mine, marks))
                 continue
+            if m.text == "roll":
+                continue  # the next picture shows the dice
             after: BackgammonState = m.after
             mine, theirs = after.board[v], after.board[1 - v]
-            word = m.text if m.text != NO_PLAY else "could not move"
-            if dice and m.text == NO_PLAY:
-                word = f"rolled {dice[0]}-{dice[1]} and could not move"
-            frames.append(Frame(f"{who}: {word}", mine, theirs, dice, dice_mine, frozenset()))
+            word = _ACTION_WORDS.get(m.text.split()[0], m.text)
+            if m.text == "double":
+                word = f"doubles to {before.cube * 2}"
+            elif m.text.startswith("resign"):
+                word = f"offers to {m.text}"
+            elif m.text == NO_PLAY:
+                word = "could not move"
+                if dice:
+                    word = f"rolled {dice[0]}-{dice[1]} and could not move"
+            elif m.text.startswith("("):
+                word = m.text.strip("()")  # a system event: resigned, ran out of time
+            frames.append(Frame(f"{who} {word}", mine, theirs, dice, dice_mine, frozenset()))
         return frames
 
     def _oriented(self, me: Side, opp: Side, mover: int) -> tuple[Side, Side]:
@@ -713,6 +723,15 @@ class BackgammonScreen(GameScreenBase):
             canvas.put(1, y + 3, f"Position ID: {parts[0]}", TEXT)
             if len(parts) > 1:
                 canvas.put(1, y + 4, f"Match ID:    {parts[1]}", TEXT)
+
+
+_ACTION_WORDS = {
+    "take": "takes the double",
+    "drop": "drops the double",
+    "beaver": "beavers",
+    "accept": "accepts the resignation",
+    "reject": "rejects the resignation",
+}
 
 
 def _spot_name(p: int) -> str:

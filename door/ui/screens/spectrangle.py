@@ -546,6 +546,8 @@ class SpectrangleScreen(GameScreenBase):
             what = "passed"
         elif move is not None and move.kind == "swap" and move.piece is not None:
             what = f"swapped {piece(move.piece).name}"
+        elif what.startswith("("):
+            what = what.strip("()")  # a system event: resigned, ran out of time
         y = BOARD_Y + BOARD_HEIGHT
         line = f"Move {self.step + 1} of {len(self.steps)}: {who} {what}."
         canvas.put(1, y, clip_text(line, canvas.width - 2), MOVER)
