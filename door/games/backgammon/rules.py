@@ -22,7 +22,13 @@ Phases and who acts (``to_act``):
 
 ``resign single|gammon|backgammon`` (``resign n|g|b``) is accepted from the seat on roll in
 the ``decide`` and ``moving`` phases; it is not listed by ``legal_moves`` (bots would offer
-it at random).
+it at random). Raccoons (re-redoubling a beaver) are not offered.
+
+Scoring: a game is worth 1, 2 (gammon) or 3 (backgammon) times the cube; with the Jacoby
+option (money play) gammons count single while the cube was never taken. A match ends when
+a score reaches the length (points beyond it are dropped); the Crawford rule forbids
+doubling in the game after a player first reaches length - 1. Match length 0 is one money
+game; ``continue_session`` starts the next game of a money session with the running score.
 
 IDs (``to_id``/``from_id``): ``POSITIONID:MATCHID`` exactly as gnubg writes them (the
 Position ID from the view of the seat on roll), followed, only when needed, by ``:`` and
