@@ -76,6 +76,16 @@ class BotBrains:
                 self._engines[level] = eng
             return eng
 
+    def warm_up(self) -> None:
+        """Build every backgammon level's engine and run one search with each, so the first
+        real move does not pay for loading networks (about a second for the expert)."""
+        from door.games.backgammon.rules import BackgammonRules
+
+        rules = BackgammonRules()
+        opening = rules.apply_chance(rules.new_game(2, {"match_length": 0}), (3, 1))
+        for level, _ in bgengine.BG_LEVELS:
+            self.engine(level).rank_plays(opening)
+
     def choose(self, kind: str, level: str, state: Any) -> str:
         """The move text ``level`` plays in ``state`` (for the seat to act)."""
         level = resolve_level(kind, level)
@@ -138,7 +148,8 @@ class BotRunner:
 
     ``services`` is a :class:`door.services.Services` (only ``games`` and ``accounts`` are
     used). ``workers`` games can think at once; ``think_delay`` seconds pass before a bot
-    acts (0 in tests; a person may like a moment to see the board first).
+    acts (0 in tests; a person may like a moment to see the board first). ``brains`` may
+    be shared between runners (tests do, to load the engines once).
     """
 
     def __init__(
@@ -149,9 +160,12 @@ class BotRunner:
         think_delay: float = 0.0,
         rng: random.Random | None = None,
         bgsage_threads: int = 0,
+        brains: BotBrains | None = None,
     ) -> None:
         self.services = services
-        self.brains = BotBrains(rng, bgsage_threads=bgsage_threads)
+        if brains is None:
+            brains = BotBrains(rng, bgsage_threads=bgsage_threads)
+        self.brains = brains
         self.workers = max(1, workers)
         self.think_delay = think_delay
         self._queue: asyncio.Queue[int] | None = None
@@ -207,6 +221,7 @@ class BotRunner:
             for name in all_levels():
                 user = await self.services.accounts.ensure_bot(name)
                 self._bot_ids[name] = user.id
+            await asyncio.to_thread(self.brains.warm_up)
             await self.scan()
         except asyncio.CancelledError:
             raise

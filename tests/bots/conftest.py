@@ -12,7 +12,7 @@ import pytest
 from door.games.registry import build_registry
 from door.services import Services
 from door.services.accounts import Accounts
-from door.services.bots import BotRunner
+from door.services.bots import BotBrains, BotRunner
 from door.services.clock import FakeClock
 from door.services.games import GameService
 from door.services.notify import LocalHub
@@ -50,10 +50,16 @@ async def services(bots_sqlite_template: Path, tmp_path: Path) -> AsyncIterator[
     await svc.close()
 
 
+@pytest.fixture(scope="session")
+def brains() -> BotBrains:
+    """The move choosers, shared by every runner in the session (engines load once)."""
+    return BotBrains(random.Random(11))
+
+
 @pytest.fixture
-async def runner(services: Services) -> AsyncIterator[BotRunner]:
-    """A started bot runner whose start-up (accounts, scan) has finished."""
-    bots = BotRunner(services, rng=random.Random(11))
+async def runner(services: Services, brains: BotBrains) -> AsyncIterator[BotRunner]:
+    """A started bot runner whose start-up (accounts, warm-up, scan) has finished."""
+    bots = BotRunner(services, brains=brains)
     services.bots = bots
     bots.start()
     await bots.ready()

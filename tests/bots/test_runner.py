@@ -14,7 +14,7 @@ from door.games.backgammon.rules import BackgammonRules
 from door.games.spectrangle.rules import SpectrangleRules
 from door.services import Services
 from door.services.bgengine import BgEngine, has_bgsage
-from door.services.bots import BotRunner, all_levels
+from door.services.bots import BotBrains, BotRunner, all_levels
 from door.services.games import GameSnapshot, SeatSpec
 
 ME = SeatSpec("me")
@@ -120,7 +120,7 @@ async def test_two_bots_play_a_spectrangle_game_to_the_end_and_the_log_replays(
 
 
 async def test_bot_turns_left_from_before_a_restart_are_played_at_start(
-    services: Services,
+    services: Services, brains: BotBrains
 ) -> None:
     uid = await human(services)
     info = await services.games.begin(
@@ -128,7 +128,7 @@ async def test_bot_turns_left_from_before_a_restart_are_played_at_start(
     )
     before = await services.games.get(info.id)
     assert before.info.status == "active" and before.info.last_seq > 0
-    bots = BotRunner(services, rng=random.Random(3))
+    bots = BotRunner(services, brains=brains)
     bots.start()
     try:
         await bots.ready()
