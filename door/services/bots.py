@@ -327,6 +327,20 @@ class BotRunner:
         """
         return await asyncio.to_thread(self.brains.hint, kind, state, n)
 
+    async def game_hint(self, game_id: int, user_id: int, n: int = 3) -> list[tuple[str, str]]:
+        """:meth:`hint` for ``user_id``'s turn in a game, if the game allows hints.
+
+        ``ValueError`` with a message fit to show: hints are off in this game (its creator
+        did not allow them), or it is not the user's turn.
+        """
+        snap = await self.services.games.get(game_id, user_id)
+        info = snap.info
+        if not info.hints_allowed:
+            raise ValueError("hints are off in this game")
+        if not info.is_waiting_on(user_id):
+            raise ValueError("hints are for the player whose turn it is")
+        return await self.hint(info.kind, snap.state, n)
+
     async def review(self, game_id: int) -> bgengine.GameReview:
         """Review a finished backgammon game: each seat's error rate and biggest mistakes.
 

@@ -181,6 +181,42 @@ async def test_backgammon_hint_gives_three_plays_best_first_with_equities(
         rules.parse_move(state, text)
 
 
+async def test_a_game_hint_is_refused_when_the_creator_did_not_allow_hints(
+    services: Services, runner: BotRunner
+) -> None:
+    uid = await human(services)
+    info = await services.games.begin(
+        uid, "spectrangle", {}, [ME, bot("spectrangle-greedy")], hints_allowed=False
+    )
+    await wait_for(services, info.id, humans_turn(uid))
+    with pytest.raises(ValueError, match="hints are off"):
+        await runner.game_hint(info.id, uid)
+
+
+async def test_a_game_hint_is_given_on_the_players_turn_when_allowed(
+    services: Services, runner: BotRunner
+) -> None:
+    uid = await human(services)
+    info = await services.games.begin(uid, "spectrangle", {}, [ME, bot("spectrangle-greedy")])
+    snap = await wait_for(services, info.id, humans_turn(uid))
+    hints = await runner.game_hint(info.id, uid, n=2)
+    assert hints and len(hints) <= 2
+    SpectrangleRules().parse_move(snap.state, hints[0][0])
+
+
+async def test_a_game_hint_is_refused_to_a_player_waiting_for_the_other(
+    services: Services, runner: BotRunner
+) -> None:
+    uid = await human(services)
+    other = await human(services, "bob")
+    info = await services.games.begin(uid, "spectrangle", {}, [ME, SeatSpec("user", "bob")])
+    await services.games.join(info.id, other)
+    snap = await services.games.get(info.id)
+    waiting = uid if snap.info.is_waiting_on(other) else other
+    with pytest.raises(ValueError, match="whose turn"):
+        await runner.game_hint(info.id, waiting)
+
+
 @needs_bgsage
 async def test_review_of_a_finished_game_rates_both_players(
     services: Services, runner: BotRunner
