@@ -209,10 +209,20 @@ class BgEngine:
 
     # --- checker play -------------------------------------------------------------------
 
-    def rank_plays(self, state: BackgammonState, *, noisy: bool = False) -> list[RankedPlay]:
+    def rank_plays(
+        self,
+        state: BackgammonState,
+        *,
+        noisy: bool = False,
+        also: BackgammonState | None = None,
+    ) -> list[RankedPlay]:
         """Every legal checker play with its equity, best first (empty outside the moving
         phase; one empty play when the roll cannot be played). ``noisy`` applies the
-        level's noise (what the bot plays; hints and reviews use the plain ranking)."""
+        level's noise (what the bot plays; hints and reviews use the plain ranking).
+
+        Deeper than 1-ply only the most promising plays are searched in full; ``also`` (the
+        state after a play actually made, for reviews) has its play searched in full too,
+        so it is compared with the best on the same footing."""
         if state.phase != MOVING or state.dice is None:
             return []
         plays = self.rules.plays(state)
@@ -222,7 +232,10 @@ class BgEngine:
         if len(plays) == 1:
             return [RankedPlay(BgMove("play", plays[0][0]), self._static_equity(state, boards[0]))]
         if self._analyzer is not None:
-            equities = self._bgsage_equities(state, boards)
+            force = None
+            if also is not None:
+                force = [board_of(also, state.turn)]
+            equities = self._bgsage_equities(state, boards, force)
         else:
             cv = cube_view(state).for_pubeval()
             equities = [
@@ -250,7 +263,12 @@ class BgEngine:
             return float(r.cubeful_equity)
         return pubeval.cubeless_equity(pubeval.probabilities(board))
 
-    def _bgsage_equities(self, state: BackgammonState, boards: list[list[int]]) -> list[float]:
+    def _bgsage_equities(
+        self,
+        state: BackgammonState,
+        boards: list[list[int]],
+        force: list[list[int]] | None = None,
+    ) -> list[float]:
         assert state.dice is not None
         cv = cube_view(state)
         result = self._play_analyzer.checker_play(
@@ -264,6 +282,7 @@ class BgEngine:
             is_crawford=cv.crawford,
             jacoby=cv.jacoby,
             beaver=cv.beavers,
+            force_boards=force,
         )
         found = {tuple(m.board): float(m.equity) for m in result.moves}
         worst = min(found.values(), default=0.0)
@@ -532,9 +551,10 @@ def review_log(
             move = rules.parse_move(state, str(payload["move"]))
             if move.action == "play" and state.phase == MOVING:
                 move_no[seat] += 1
-                ranked = engine.rank_plays(state)
+                after = rules.apply(state, move)
+                ranked = engine.rank_plays(state, also=after)
                 if len(ranked) > 1:
-                    key = rules.apply(state, move).board
+                    key = after.board
                     best = ranked[0]
                     played_eq = best.equity
                     for r in ranked:
@@ -554,7 +574,10 @@ def review_log(
                                 loss,
                             )
                         )
-            elif move.action in ("roll", "double") and engine.is_cube_decision(state):
+            elif state.phase == DECIDE and (
+                move.action == "double"
+                or (move.action == "roll" and engine.is_cube_decision(state))
+            ):
                 nd, dt, dp, _, _ = engine.cube_analysis(state)
                 doubled_eq = min(dt, dp)
                 best_eq = max(nd, doubled_eq)

@@ -239,3 +239,22 @@ def test_rating_words_follow_gnubgs_scale() -> None:
 def test_an_unknown_level_is_refused() -> None:
     with pytest.raises(ValueError, match="bg-expert"):
         BgEngine("bg-grandmaster")
+
+
+@needs_bgsage
+def test_review_flags_a_double_made_far_too_early() -> None:
+    opening = RULES.new_game(2, {"match_length": 0})
+    dice = (3, 1)
+    first = RULES.apply_chance(opening, dice)
+    mover = first.turn
+    play = RULES.format_move(first, RULES.legal_moves(first)[0])
+    log: list[tuple[str, int | None, dict[str, Any]]] = [
+        ("chance", None, {"chance": RULES.chance_to_json(dice)}),
+        ("move", mover, {"move": play}),
+        ("move", 1 - mover, {"move": "double"}),
+        ("move", mover, {"move": "take"}),
+    ]
+    review = review_log(BgEngine("bg-intermediate"), {"match_length": 0}, log)
+    doubler = review.players[1 - mover]
+    assert [(m.played, m.best) for m in doubler.mistakes] == [("double", "roll")]
+    assert doubler.mistakes[0].loss > 0.05
