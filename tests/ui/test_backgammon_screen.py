@@ -683,3 +683,25 @@ async def test_without_colour_the_cursor_and_the_legal_points_still_show(
         assert cell.reverse and cell.underscore
     for params in re.findall(r"\x1b\[([0-9;]*)m", r.term.raw.decode("utf-8")):
         assert not any(30 <= int(p) <= 47 for p in params.split(";") if p), params
+
+
+async def test_a_tall_terminal_also_shows_the_game_record(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob, NO_CUBE)
+    users = {0: alice, 1: bob}
+    rules = BackgammonRules()
+    texts = []
+    for _ in range(2):
+        state = await state_of(services, gid)
+        text = rules.format_move(state, rules.legal_moves(state)[0])
+        texts.append((users[state.turn].name, text))
+        version = (await services.games.get(gid)).info.version
+        await services.games.submit(gid, users[state.turn].id, text, version)
+    state = await state_of(services, gid)
+    r = await start_session(users[state.turn], start=f"game:{gid}", height=30)
+    rows = r.term.display()[22:28]
+    for (name, text), row in zip(texts, rows, strict=False):
+        assert name in row and text in row
+    small = await start_session(users[state.turn], start=f"game:{gid}")
+    assert texts[0][1] not in "\n".join(small.term.display()[17:22])

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from door.games.base import GameRules
+from door.ui.canvas import CYAN, Canvas, Style, clip_text
 from door.ui.screen import Context, Screen, Transition, clean
 
 if TYPE_CHECKING:
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from door.services.notify import Notice
 
 AnyRules = GameRules[Any, Any, Any]
+
+RECORD_STYLE = Style(fg=CYAN)
 
 
 def seat_name(info: GameInfo, seat: int, limit: int = 16) -> str:
@@ -118,6 +121,7 @@ class GameScreenBase(Screen):
         self.snap: GameSnapshot | None = None
         self.rules: AnyRules | None = None
         self.notice_line = ""
+        self.record: list[LoggedMove] = []
 
     # --- what the subclasses ask --------------------------------------------------------
     @property
@@ -160,6 +164,27 @@ class GameScreenBase(Screen):
                 self.notice_line = "Since you last looked: " + self.describe_moves(others)
                 self.on_moves_seen(others)
             await self._mark_seen(ctx)
+        await self.refresh_record(ctx)
+
+    def record_rows(self, ctx: Context) -> int:
+        """Rows a terminal taller than 24 lines has for the game record (0 at 80×24)."""
+        return max(0, ctx.caps.height - 24)
+
+    async def refresh_record(self, ctx: Context) -> None:
+        """Keep the recent moves for the record shown on tall terminals (only then, so
+        an 80×24 screen costs no extra reading)."""
+        if self.record_rows(ctx) > 0 and self.snap is not None:
+            self.record = await self.history(ctx)
+
+    def draw_record(self, canvas: Canvas, ctx: Context, y: int, width: int) -> None:
+        """The last moves, newest at the bottom, in the rows from ``y`` (tall terminals)."""
+        rows = min(self.record_rows(ctx), canvas.height - 2 - y)
+        if rows <= 0 or not self.record:
+            return
+        shown = [m for m in self.record if m.text != "roll"][-rows:]
+        for i, m in enumerate(shown):
+            who = self.name_of(m.seat, 12) if m.seat is not None else "system"
+            canvas.put(1, y + i, clip_text(f"{who:>12}  {m.text}", width), RECORD_STYLE)
 
     async def reload(self, ctx: Context) -> None:
         viewer = ctx.user.id if ctx.user is not None else None
@@ -216,6 +241,7 @@ class GameScreenBase(Screen):
             return False
         self.set_snapshot(snap, ctx)
         await self._mark_seen(ctx)
+        await self.refresh_record(ctx)
         if snap.info.status == "finished":
             ctx.bell()  # the game's end
         return True
@@ -237,6 +263,7 @@ class GameScreenBase(Screen):
             ctx.status(str(exc))
             return False
         self.set_snapshot(snap, ctx)
+        await self.refresh_record(ctx)
         return True
 
     # --- notices --------------------------------------------------------------------------
@@ -248,6 +275,7 @@ class GameScreenBase(Screen):
         before = self.snap.info.last_seq
         await self.reload(ctx)
         moves = await self._moves_since(ctx, before)
+        await self.refresh_record(ctx)
         if moves:
             ctx.status("Meanwhile " + self.describe_moves(moves))
             self.on_moves_seen(moves)

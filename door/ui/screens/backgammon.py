@@ -632,6 +632,7 @@ class BackgammonScreen(GameScreenBase):
         draw_board(canvas, BOARD_X, BOARD_Y, pic, ctx.glyphs, colors)
         self._render_panel(canvas, ctx, mine, theirs)
         self._render_bottom(canvas, ctx)
+        self.draw_record(canvas, ctx, 22, canvas.width - 2)
 
     def _render_panel(self, canvas: Canvas, ctx: Context, mine: Side, theirs: Side) -> None:
         assert self.snap is not None

@@ -422,6 +422,7 @@ class SpectrangleScreen(GameScreenBase):
         )  # fmt: skip
         self._render_panel(canvas, ctx, state)
         self._render_bottom(canvas, ctx, accept)
+        self.draw_record(canvas, ctx, 22, canvas.width - 2)
 
     def _render_panel(self, canvas: Canvas, ctx: Context, state: SpectrangleState) -> None:
         assert self.snap is not None
