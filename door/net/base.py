@@ -62,6 +62,9 @@ class BaseTerminal:
         self._hangup_reason: str | None = None
         self._eof = False
         self._closed = False
+        self._pending_out: list[bytes] = []
+        self._out_size = 0
+        self._flush_scheduled = False
 
     # -- transport hooks ------------------------------------------------------------------
 
@@ -117,8 +120,32 @@ class BaseTerminal:
         self.write_bytes(text.encode(self._caps.encoding, errors="replace"))
 
     def write_bytes(self, data: bytes) -> None:
-        """Send raw bytes (probes; already-encoded text)."""
+        """Queue raw bytes (probes; already-encoded text).
+
+        Writes made in one turn of the event loop go out together (one send instead of a
+        dozen small ones): the flush runs at the end of the turn, or at :meth:`drain`.
+        """
         if self._closed or not data:
+            return
+        self._pending_out.append(data)
+        self._out_size += len(data)
+        if self._out_size > 4 * self._max_buffer:
+            self._flush()
+        elif not self._flush_scheduled:
+            try:
+                asyncio.get_running_loop().call_soon(self._flush)
+                self._flush_scheduled = True
+            except RuntimeError:  # no loop running (shutdown): send at once
+                self._flush()
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        if not self._pending_out:
+            return
+        data = b"".join(self._pending_out)
+        self._pending_out.clear()
+        self._out_size = 0
+        if self._closed:
             return
         # A far end that stops reading must not make us buffer without bound.
         if self._output_backlog() > 4 * self._max_buffer:
@@ -130,6 +157,7 @@ class BaseTerminal:
             self.hangup_soon("hangup")
 
     async def drain(self) -> None:
+        self._flush()
         if self._closed:
             return
         try:
@@ -149,6 +177,7 @@ class BaseTerminal:
         self.write(RESET)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.drain(), timeout=2.0)
+        self._flush()
         self._closed = True
         task = self._read_task
         if task is not None:
