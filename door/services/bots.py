@@ -148,8 +148,11 @@ class BotRunner:
 
     ``services`` is a :class:`door.services.Services` (only ``games`` and ``accounts`` are
     used). ``workers`` games can think at once; ``think_delay`` seconds pass before a bot
-    acts (0 in tests; a person may like a moment to see the board first). ``brains`` may
-    be shared between runners (tests do, to load the engines once).
+    acts (0 in tests; a person may like a moment to see the board first). Every
+    ``rescan_interval`` seconds the running games are scanned again, a safety net for a
+    change this process was not told about (another ``door`` process on the same
+    PostgreSQL database, a deadline sweep). ``brains`` may be shared between runners
+    (tests do, to load the engines once).
     """
 
     def __init__(
@@ -158,6 +161,7 @@ class BotRunner:
         *,
         workers: int = 2,
         think_delay: float = 0.0,
+        rescan_interval: float = 60.0,
         rng: random.Random | None = None,
         bgsage_threads: int = 0,
         brains: BotBrains | None = None,
@@ -168,6 +172,7 @@ class BotRunner:
         self.brains = brains
         self.workers = max(1, workers)
         self.think_delay = think_delay
+        self.rescan_interval = rescan_interval
         self._queue: asyncio.Queue[int] | None = None
         self._queued: set[int] = set()
         self._busy: set[int] = set()
@@ -230,6 +235,14 @@ class BotRunner:
         finally:
             assert self._ready is not None
             self._ready.set()
+        while self.rescan_interval > 0:
+            await asyncio.sleep(self.rescan_interval)
+            try:
+                await self.scan()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("bot rescan failed")
 
     async def scan(self) -> int:
         """Queue every running game where a bot is to act; returns how many."""

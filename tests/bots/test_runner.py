@@ -138,6 +138,23 @@ async def test_bot_turns_left_from_before_a_restart_are_played_at_start(
         await bots.stop()
 
 
+async def test_a_bot_turn_the_runner_was_not_told_about_is_found_by_the_rescan(
+    services: Services, brains: BotBrains
+) -> None:
+    bots = BotRunner(services, brains=brains, rescan_interval=0.05)
+    bots.start()
+    try:
+        await bots.ready()
+        services.games.on_after_commit = None  # as if the change happened elsewhere
+        uid = await human(services)
+        info = await services.games.begin(
+            uid, "spectrangle", {}, [bot("spectrangle-greedy"), bot("spectrangle-greedy")]
+        )
+        await wait_for(services, info.id, lambda s: s.info.status == "finished", timeout=20)
+    finally:
+        await bots.stop()
+
+
 async def test_an_unknown_bot_name_still_gets_an_opponent_that_moves(
     services: Services, runner: BotRunner
 ) -> None:
