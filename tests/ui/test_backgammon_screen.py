@@ -705,3 +705,18 @@ async def test_a_tall_terminal_also_shows_the_game_record(
         assert name in row and text in row
     small = await start_session(users[state.turn], start=f"game:{gid}")
     assert texts[0][1] not in "\n".join(small.term.display()[17:22])
+
+
+async def test_question_mark_opens_the_full_key_list_and_any_key_closes_it(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, _, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    board = r.term.display()
+    assert "?)help" in r.term.row(23)
+    r.term.type("?")
+    await r.term.settle()
+    assert "R: remove (bear off) the picked-up checker" in r.term.display_text()
+    r.term.type("x")  # closes the box; does not offer to resign
+    await r.term.settle()
+    assert r.term.display() == board

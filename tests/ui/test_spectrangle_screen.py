@@ -534,3 +534,42 @@ async def test_a_player_who_resigns_leaves_and_the_others_play_on(
     assert after.out == (quitter,)
     assert (await services.games.get(gid)).info.status == "active"
     assert "(left the game)" in r.term.display_text()
+
+
+async def test_f1_opens_the_full_key_list(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    users = await players(services, alice, bob)
+    gid = await begin3(services, *users.values())
+    r, _ = await open_mover(services, gid, users, start_session, encoding="cp437")
+    r.term.press("f1")
+    await r.term.settle()
+    assert "M: turn the piece over (mirror)" in r.term.display_text()
+    assert "╔" in r.term.display_text()
+    r.term.press("enter")  # closes the box; places nothing
+    await r.term.settle()
+    assert "turn the piece over" not in r.term.display_text()
+    assert "(Y/N)" not in r.term.display_text()
+
+
+async def test_four_players_each_have_a_line_with_score_and_hand(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    users = await players(services, alice, bob)
+    dave = await services.accounts.register("Dave", "dave-pw")
+    users[3] = dave
+    info = await services.games.begin(
+        alice.id,
+        "spectrangle",
+        {"teams": True},
+        [SeatSpec("me")] + [SeatSpec("user", u.name) for u in (bob, users[2], dave)],
+    )
+    for u in (bob, users[2], dave):
+        await services.games.join(info.id, u.id)
+    r, state = await open_mover(services, info.id, users, start_session)
+    assert "teams 1+3 v 2+4" in r.term.row(1)
+    for seat in range(4):
+        row = r.term.row(4 + seat)
+        assert users[seat].name in row
+        for p in state.hands[seat]:
+            assert piece(p).name in row

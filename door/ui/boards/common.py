@@ -14,8 +14,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from door.games.base import GameRules
-from door.ui.canvas import CYAN, Canvas, Style, clip_text
+from door.ui.canvas import CYAN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.screen import Context, Screen, Transition, clean
+from door.ui.terminal import InputEvent, Key, Text
 
 if TYPE_CHECKING:
     from door.services.games import GameEvent, GameInfo, GameSnapshot
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 AnyRules = GameRules[Any, Any, Any]
 
 RECORD_STYLE = Style(fg=CYAN)
+HELP_BOX_STYLE = Style(fg=YELLOW, bold=True)
+HELP_TEXT_STYLE = Style(fg=WHITE)
 
 
 def seat_name(info: GameInfo, seat: int, limit: int = 16) -> str:
@@ -112,6 +115,8 @@ class GameScreenBase(Screen):
     """
 
     kind = ""
+    help_lines: tuple[str, ...] = ()
+    """What the ``?`` (or F1) box says: every key of the screen, one per line."""
 
     def __init__(self, game_id: int, *, spectator: bool = False, replay: bool = False) -> None:
         self.game_id = game_id
@@ -122,6 +127,7 @@ class GameScreenBase(Screen):
         self.rules: AnyRules | None = None
         self.notice_line = ""
         self.record: list[LoggedMove] = []
+        self.help_open = False
 
     # --- what the subclasses ask --------------------------------------------------------
     @property
@@ -185,6 +191,37 @@ class GameScreenBase(Screen):
         for i, m in enumerate(shown):
             who = self.name_of(m.seat, 12) if m.seat is not None else "system"
             canvas.put(1, y + i, clip_text(f"{who:>12}  {m.text}", width), RECORD_STYLE)
+
+    # --- the help box ----------------------------------------------------------------------
+    def help_event(self, event: InputEvent) -> bool:
+        """Open the help box on ``?`` or F1, close it on any key; True if ``event`` was
+        used for that."""
+        if self.help_open:
+            if isinstance(event, Key | Text):
+                self.help_open = False
+                return True
+            return False
+        if (isinstance(event, Text) and event.text == "?") or (
+            isinstance(event, Key) and event.name == "f1"
+        ):
+            self.help_open = True
+            return True
+        return False
+
+    def draw_help_box(self, canvas: Canvas, ctx: Context) -> None:
+        """The full list of keys in a box over the board (when open)."""
+        if not self.help_open:
+            return
+        lines = [clean(line) for line in self.help_lines] + ["", "Any key closes this box."]
+        w = min(max(len(line) for line in lines) + 4, canvas.width - 2)
+        h = min(len(lines) + 2, canvas.height - 3)
+        x = max((canvas.width - w) // 2, 0)
+        y = 2
+        canvas.fill(x, y, w, h, " ", HELP_TEXT_STYLE)
+        canvas.box(x, y, w, h, HELP_BOX_STYLE, double=True)
+        canvas.put(x + 2, y, " Keys ", HELP_BOX_STYLE)
+        for i, line in enumerate(lines[: h - 2]):
+            canvas.put(x + 2, y + 1 + i, clip_text(line, w - 4), HELP_TEXT_STYLE)
 
     async def reload(self, ctx: Context) -> None:
         viewer = ctx.user.id if ctx.user is not None else None

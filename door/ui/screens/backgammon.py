@@ -102,6 +102,20 @@ class BackgammonScreen(GameScreenBase):
     """Play (or watch, or replay) one Backgammon match."""
 
     kind = "backgammon"
+    help_lines = (
+        "Arrows or keypad 4 6 8 2 (7 9 1 3 diagonally): move the cursor",
+        "Enter or keypad 5: pick up the checker / drop it on a lit point",
+        "R: remove (bear off) the picked-up checker",
+        "U: take back the last step of this turn",
+        "Enter or Y: send the finished play; N: keep editing",
+        ": or M: type the play, e.g. 13/7 8/7, bar/22*, 6/off",
+        "R: roll   D: double   T: take   D: drop   B: beaver",
+        "A / R: accept or reject an offered resignation",
+        "X: resign the match    H: hints from the computer",
+        "V: watch the opponent's last turn, step by step",
+        "I: show the gnubg Position ID and Match ID",
+        "Q or Esc: back to the menu    Ctrl-L: redraw",
+    )
 
     def __init__(self, game_id: int, *, spectator: bool = False, replay: bool = False) -> None:
         super().__init__(game_id, spectator=spectator, replay=replay)
@@ -192,6 +206,8 @@ class BackgammonScreen(GameScreenBase):
     # --- input --------------------------------------------------------------------------------
     async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
         if isinstance(event, Resize) or self.snap is None:
+            return None
+        if self.mode != "type" and self.help_event(event):
             return None
         if isinstance(event, Text) and len(event.text) > 1 and self.mode != "type":
             # Typed ahead (or pasted): one key at a time, so ":13/7 8/7" opens the line
@@ -576,7 +592,7 @@ class BackgammonScreen(GameScreenBase):
         if phase == MOVING:
             if self.pp is not None and not self.pp.next_steps() and not self.pp.steps:
                 return "Enter pass the turn  V)iew  I)Ds  Q)uit"
-            return f"Arrows/keypad Enter pick/drop R)emove U)ndo :type{hint} V)iew I)Ds Q)uit"
+            return f"Arrows/keypad Enter pick/drop R)emove U)ndo :type{hint} V)iew I)D ?)help Q)uit"
         if phase == DECIDE:
             dbl = " D)ouble" if can_double(self.bg) else ""
             return f"R)oll{dbl}  :type{hint}  V)iew last turn  I)Ds  X) resign  Q)uit"
@@ -587,6 +603,10 @@ class BackgammonScreen(GameScreenBase):
         return "V)iew  I)Ds  Q)uit"
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
+        self._render(canvas, ctx)
+        self.draw_help_box(canvas, ctx)
+
+    def _render(self, canvas: Canvas, ctx: Context) -> None:
         draw_chrome(canvas, ctx, self.title, self._key_help(ctx))
         if self.snap is None:
             canvas.put(2, 2, "Loading the game...", TEXT)

@@ -71,6 +71,19 @@ class SpectrangleScreen(GameScreenBase):
     """Play (or watch, or replay) one Spectrangle game."""
 
     kind = "spectrangle"
+    help_lines = (
+        "Arrows or keypad 4 6 8 2: move the cursor over the fields",
+        "Tab or Space: take the next piece of your hand",
+        "R: rotate the piece a third of a turn clockwise",
+        "M: turn the piece over (mirror), where the table allows",
+        "Lit fields take the piece; they show the score it would make",
+        "Enter: place the piece on the field under the cursor (then Y)",
+        ": type a move: RGY3@11:1 (m = turned over), pass, swap RRY5",
+        "P / S: pass or swap a piece, only when nothing can be placed",
+        "H: the best placements    B: the pieces left in the bag",
+        "V: the turns since your last one, step by step",
+        "X: resign and leave the game    Q or Esc: back to the menu",
+    )
 
     def __init__(self, game_id: int, *, spectator: bool = False, replay: bool = False) -> None:
         super().__init__(game_id, spectator=spectator, replay=replay)
@@ -161,6 +174,8 @@ class SpectrangleScreen(GameScreenBase):
     # --- input ------------------------------------------------------------------------------
     async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
         if isinstance(event, Resize) or self.snap is None:
+            return None
+        if self.mode != "type" and self.help_event(event):
             return None
         if isinstance(event, Text) and len(event.text) > 1 and self.mode != "type":
             # Typed ahead (or pasted): one key at a time, so ":13/7 8/7" opens the line
@@ -388,13 +403,17 @@ class SpectrangleScreen(GameScreenBase):
             extra = " H)int B)ag" if self.aids_allowed() else ""
             if not self.can_place_any():
                 return f"Tab piece P)ass S)wap :type{extra} V)iew X)resign Q)uit"
-            return f"Tab piece R)otate M)irror Enter place :type{extra} V)iew X)resign Q)uit"
+            return f"Tab piece R)otate M)irror Enter place :type{extra} V)iew ?)help Q)uit"
         extra = " B)ag" if self.aids_allowed() else ""
         if self.my_seat is None:
             return f"V)iew last turn{extra}  Q)uit (watching)"
         return f"V)iew last turn{extra}  X) resign  Q)uit"
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
+        self._render(canvas, ctx)
+        self.draw_help_box(canvas, ctx)
+
+    def _render(self, canvas: Canvas, ctx: Context) -> None:
         help_text = self._key_help()
         if ctx.glyphs.encoding != "utf-8":
             help_text = help_text.replace(chr(0x2192), ctx.glyphs.arrow_right).replace(
