@@ -107,6 +107,35 @@ async def test_backgammon_expert_bot_replies_within_a_second_of_a_humans_move(
         assert time.monotonic() - started < 1.0
 
 
+async def test_a_thinking_bot_does_not_hold_up_the_event_loop(
+    services: Services, runner: BotRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_choose = runner.brains.choose
+    thinking = 0
+
+    def slow_choose(kind: str, level: str, state: Any) -> str:
+        nonlocal thinking
+        thinking += 1
+        time.sleep(0.3)  # a long think that blocks its own thread
+        return real_choose(kind, level, state)
+
+    monkeypatch.setattr(runner.brains, "choose", slow_choose)
+    uid = await human(services)
+    await services.games.begin(
+        uid, "spectrangle", {}, [bot("spectrangle-greedy"), bot("spectrangle-greedy")]
+    )
+    worst_gap = 0.0
+    last = time.monotonic()
+    end = last + 1.0
+    while time.monotonic() < end:
+        await asyncio.sleep(0.01)
+        now = time.monotonic()
+        worst_gap = max(worst_gap, now - last)
+        last = now
+    assert thinking >= 2
+    assert worst_gap < 0.2
+
+
 async def test_two_bots_play_a_spectrangle_game_to_the_end_and_the_log_replays(
     services: Services, runner: BotRunner
 ) -> None:
