@@ -13,7 +13,8 @@ after 3-1 played 8/5 6/5 from the opening, gnubg shows the next player on roll
 (tests/games/backgammon/data/gnubg_position_ids.txt holds IDs computed by gnubg's code).
 
 Match ID: 66 bits in fields written least significant bit first, packed like the Position
-ID into 9 bytes, Base64 (12 characters).
+ID into 9 bytes, Base64 (12 characters). gnubg 1.x also writes bit 67 (index 66): 1 when the
+Jacoby rule is *off*; IDs without it read as Jacoby on, as gnubg reads them.
 """
 
 from __future__ import annotations
@@ -97,7 +98,8 @@ class MatchKey:
     ``cube_owner`` is 0, 1 or ``None`` (centred); ``dice_owner`` the seat on roll (or who
     rolled); ``turn`` the seat that must act now; ``game_state`` 0 no game started,
     1 playing, 2 over, 3 resigned, 4 ended by a dropped cube; ``resign`` 0-3 (offered by
-    the seat opposite ``turn``); ``dice`` (0, 0) when not rolled.
+    the seat opposite ``turn``); ``dice`` (0, 0) when not rolled; ``jacoby`` gnubg's extra
+    bit (stored inverted, so an ID without it means Jacoby on).
     """
 
     cube: int = 1
@@ -111,6 +113,7 @@ class MatchKey:
     dice: tuple[int, int] = (0, 0)
     match_length: int = 0
     score: tuple[int, int] = (0, 0)
+    jacoby: bool = True
 
 
 def encode_match(key: MatchKey) -> str:
@@ -131,6 +134,7 @@ def encode_match(key: MatchKey) -> str:
         (key.match_length, 15),
         (key.score[0], 15),
         (key.score[1], 15),
+        (int(not key.jacoby), 1),
     ]
     bits = 0
     pos = 0
@@ -167,6 +171,7 @@ def decode_match(text: str) -> MatchKey:
     length = take(15)
     s0 = take(15)
     s1 = take(15)
+    no_jacoby = take(1)
     if owner == 2:
         raise ValueError(f"Match ID {text!r}: cube owner 2 does not exist (0, 1 or 3)")
     if game_state > 4:
@@ -185,4 +190,5 @@ def decode_match(text: str) -> MatchKey:
         dice=(d1, d2),
         match_length=length,
         score=(s0, s1),
+        jacoby=not no_jacoby,
     )

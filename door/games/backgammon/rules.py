@@ -10,8 +10,9 @@ Phases and who acts (``to_act``):
   dice are rolled again (with automatic doubles, money play only, the first tie of a game
   doubles the cube, which stays in the middle). The higher die moves first with both numbers.
 * ``decide`` — the seat on roll: ``roll`` or ``double``. When it cannot double (cube owned
-  by the opponent, Crawford game, cube disabled) this phase is skipped and its dice are
-  the pending chance event directly (``dice`` phase).
+  by the opponent, Crawford game, cube disabled, or in a match a dead cube: one that
+  already covers the points this seat needs, as gnubg rules it) this phase is skipped and
+  its dice are the pending chance event directly (``dice`` phase).
 * ``dice`` — chance: the roll of the seat on roll.
 * ``moving`` — the seat on roll plays its dice (``legal_moves`` lists every distinct play;
   when there is none, the only move is the empty play ``(no play)``).
@@ -32,9 +33,9 @@ game; ``continue_session`` starts the next game of a money session with the runn
 
 IDs (``to_id``/``from_id``): ``POSITIONID:MATCHID`` exactly as gnubg writes them (the
 Position ID from the view of the seat on roll), followed, only when needed, by ``:`` and
-comma-separated extras that gnubg's IDs cannot hold: options (``jacoby``, ``beavers``,
-``auto``, ``nocube``, ``nocrawford``), ``rolled`` (the ``dice`` phase after choosing to
-roll), ``post`` (post-Crawford without the Crawford rule's usual trace) and
+comma-separated extras that gnubg's IDs cannot hold: options (``beavers``, ``auto``,
+``nocube``, ``nocrawford``; Jacoby is gnubg's own Match ID bit), ``rolled`` (the ``dice``
+phase after choosing to roll), ``post`` (post-Crawford without the Crawford rule's usual trace) and
 ``last=W/V/C/P/REASON`` (the last finished game).
 """
 
@@ -119,7 +120,15 @@ def can_double(state: BackgammonState) -> bool:
         return False
     if state.cube_owner is not None and state.cube_owner != state.turn:
         return False
+    if _dead_cube(state):
+        return False
     return state.cube * 2 <= MAX_CUBE
+
+
+def _dead_cube(state: BackgammonState) -> bool:
+    # In a match the cube is dead for a player once it already covers the points he needs:
+    # doubling could not gain him anything, and gnubg refuses it.
+    return state.match_length > 0 and state.cube >= state.match_length - state.score[state.turn]
 
 
 def _why_no_double(state: BackgammonState) -> str:
@@ -129,6 +138,8 @@ def _why_no_double(state: BackgammonState) -> str:
         return "nobody may double in the Crawford game"
     if state.cube_owner is not None and state.cube_owner != state.turn:
         return "the cube belongs to your opponent: only its owner may redouble"
+    if _dead_cube(state):
+        return "the cube is dead: winning this game at its present value wins you the match"
     if state.cube * 2 > MAX_CUBE:
         return f"the cube cannot go above {MAX_CUBE}"
     return "you can only double at the start of your turn, before rolling"
@@ -318,11 +329,10 @@ class BackgammonRules:
             dice=state.dice or (0, 0),
             match_length=state.match_length,
             score=state.score,
+            jacoby=state.options.jacoby,
         )
         extras = []
         o = state.options
-        if o.jacoby:
-            extras.append("jacoby")
         if o.beavers:
             extras.append("beavers")
         if o.auto_doubles:
@@ -361,7 +371,7 @@ class BackgammonRules:
         what the IDs cannot hold). ``ValueError`` says what is wrong."""
         parts = text.strip().split(":")
         if len(parts) == 1 and len(parts[0]) == 14:
-            parts.append(encode_match(MatchKey(game_state=1)))
+            parts.append(encode_match(MatchKey(game_state=1, jacoby=False)))
         if len(parts) not in (2, 3):
             raise ValueError("a backgammon ID is POSITIONID:MATCHID (gnubg's two IDs)")
         me, opp = decode_position(parts[0])
@@ -371,7 +381,8 @@ class BackgammonRules:
             "match_length": key.match_length,
             "cube": "nocube" not in extras,
             "crawford": key.match_length > 0 and "nocrawford" not in extras,
-            "jacoby": "jacoby" in extras,
+            # gnubg's Jacoby bit (an old ID without it reads as Jacoby on, as in gnubg).
+            "jacoby": key.match_length == 0 and (key.jacoby or "jacoby" in extras),
             "beavers": "beavers" in extras,
             "auto_doubles": "auto" in extras,
         }
@@ -492,7 +503,8 @@ class BackgammonRules:
                 rolled=False,
             )
         if state.phase == DICE:
-            return replace(state, phase=MOVING, dice=(d1, d2), rolled=False)
+            # Kept higher die first, as gnubg keeps them (and writes them in the Match ID).
+            return replace(state, phase=MOVING, dice=(max(d1, d2), min(d1, d2)), rolled=False)
         raise ValueError(f"no dice are due now (the game is in its {state.phase} phase)")
 
     @staticmethod

@@ -193,3 +193,33 @@ def test_bad_match_ids_are_refused_with_a_reason() -> None:
     bad_dice = base64.b64encode((1 << 8 | 7 << 15 | 1 << 18).to_bytes(9, "little")).decode()
     with pytest.raises(ValueError, match="dice"):
         decode_match(bad_dice)
+
+
+def test_whole_matches_give_the_same_ids_as_gnubg_at_every_step() -> None:
+    # data/gnubg_matches.txt: six matches played through gnubg itself, with the gnubgid it
+    # showed after every event; replaying the events through our rules must agree.
+    from door.games.backgammon.rules import BackgammonRules
+
+    rules = BackgammonRules()
+    state = None
+    compared = 0
+    for line in (DATA / "gnubg_matches.txt").read_text().splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        event, _, shown = line.partition("\t")
+        word, _, rest = event.partition(" ")
+        if word == "match":
+            state = rules.new_game(2, {"match_length": int(rest)})
+            continue
+        assert state is not None
+        if word in ("opening", "dice"):
+            a, b = rest.split()
+            state = rules.apply_chance(state, (int(a), int(b)))
+        elif word == "roll":
+            state = rules.apply(state, rules.parse_move(state, "roll"))
+        else:
+            state = rules.apply(state, rules.parse_move(state, rest))
+        if shown != "-":
+            assert ":".join(rules.to_id(state).split(":")[:2]) == shown, event
+            compared += 1
+    assert compared > 1000

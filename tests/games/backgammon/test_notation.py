@@ -238,9 +238,7 @@ def test_an_empty_play_is_refused_when_a_play_exists() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(
-    st.text(alphabet=st.sampled_from(list("0123456789/*()-, barofBAROFx\t")), max_size=30)
-)
+@given(st.text(alphabet=st.sampled_from(list("0123456789/*()-, barofBAROFx\t")), max_size=30))
 def test_any_text_is_either_a_legal_move_or_one_of_the_three_errors(text: str) -> None:
     rules = BackgammonRules()
     state = _opening(6, 4)

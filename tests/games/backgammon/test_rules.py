@@ -492,3 +492,35 @@ def test_from_id_refuses_garbage_with_a_value_error_only(text: str) -> None:
         assert str(exc)
     else:
         assert R.from_id(R.to_id(state)) == state
+
+
+def test_dead_cube_cannot_be_redoubled_in_a_match_and_the_roll_is_automatic() -> None:
+    # 3-point match at 0-0, seat 0 owns a 4-cube: winning already wins the match.
+    before = near_end({"match_length": 3}, side(p6=5), side(p6=5), seat=1, cube=4, cube_owner=0)
+    before = replace(before, phase=MOVING, dice=(2, 1))
+    state = act(before, "6/4 6/5")  # seat 1 plays; seat 0's turn begins
+    assert state.turn == 0 and state.phase == DICE
+    live = replace(state, phase=DECIDE)
+    with pytest.raises(IllegalMoveError, match="cube is dead"):
+        R.apply(live, BgMove("double"))
+
+
+def test_a_one_point_match_has_no_doubling() -> None:
+    state = act(opened({"match_length": 1}), "8/5 6/5")
+    assert state.phase == DICE
+
+
+def test_dice_are_kept_higher_first_as_gnubg_keeps_them() -> None:
+    state = act(opened({"cube": False}), "8/5 6/5")
+    assert R.apply_chance(state, (2, 5)).dice == (5, 2)
+
+
+def test_jacoby_travels_in_gnubgs_match_id_bit() -> None:
+    from door.games.backgammon.ids import decode_match
+
+    on = R.new_game(2, {"match_length": 0, "jacoby": True})
+    off = R.new_game(2, {"match_length": 0})
+    assert decode_match(R.to_id(on).split(":")[1]).jacoby is True
+    assert decode_match(R.to_id(off).split(":")[1]).jacoby is False
+    # An ID written without the bit (older gnubg) reads as Jacoby on, as gnubg reads it.
+    assert R.from_id("4HPwATDgc/ABMA:cAkAAAAAAAAA").options.jacoby is True
