@@ -12,7 +12,7 @@ import pytest
 
 from door.games.backgammon.rules import BackgammonRules
 from door.games.spectrangle.rules import SpectrangleRules
-from door.services import Services
+from door.services import Services, bgengine
 from door.services.bgengine import BgEngine, has_bgsage
 from door.services.bots import BotBrains, BotRunner, all_levels
 from door.services.games import GameSnapshot, SeatSpec
@@ -180,6 +180,26 @@ async def test_a_bot_turn_the_runner_was_not_told_about_is_found_by_the_rescan(
             uid, "spectrangle", {}, [bot("spectrangle-greedy"), bot("spectrangle-greedy")]
         )
         await wait_for(services, info.id, lambda s: s.info.status == "finished", timeout=20)
+    finally:
+        await bots.stop()
+
+
+async def test_with_bgsage_absent_two_backgammon_bots_finish_a_match_through_the_service(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bgengine, "load_bgsage", lambda: None)
+    bots = BotRunner(services, brains=BotBrains(random.Random(2)))
+    bots.start()
+    try:
+        await bots.ready()
+        assert bots.brains.engine("bg-expert").engine == "pubeval"
+        uid = await human(services)
+        info = await services.games.begin(
+            uid, "backgammon", {"match_length": 1}, [bot("bg-beginner"), bot("bg-expert")]
+        )
+        snap = await wait_for(services, info.id, lambda s: s.info.status == "finished", timeout=60)
+        assert snap.info.outcome is not None
+        assert await services.games.replay_check(info.id) is None
     finally:
         await bots.stop()
 
