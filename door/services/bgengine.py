@@ -230,7 +230,9 @@ class BgEngine:
             return [RankedPlay(BgMove("play"), 0.0)]
         boards = [pubeval.engine_board(me, opp) for _, me, opp in plays]
         if len(plays) == 1:
-            return [RankedPlay(BgMove("play", plays[0][0]), self._static_equity(state, boards[0]))]
+            # A forced play: the bot need not think; hints still show what it is worth.
+            equity = 0.0 if noisy else self._static_equity(state, boards[0])
+            return [RankedPlay(BgMove("play", plays[0][0]), equity)]
         if self._analyzer is not None:
             force = None
             if also is not None:
