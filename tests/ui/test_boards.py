@@ -254,3 +254,15 @@ def test_every_glyph_a_board_draws_exists_in_cp437() -> None:
     spb.draw_piece_preview(canvas, 40, 0, "RGB", "BGR", 3, 16)
     for y in range(canvas.height):
         canvas.text_at(y).encode("cp437")
+
+
+def test_the_bigger_board_keeps_the_same_geometry() -> None:
+    owner = {(c.x, c.y): i for i in range(36) for c in spb.field_cells(i, 4)}
+    assert len(owner) == 36 * 16  # no overlaps
+    width, height = spb.board_size(4)
+    assert max(x for x, _ in owner) == width - 1 and max(y for _, y in owner) == height - 1
+    for f in fields():
+        primary = {c.role: c for c in spb.field_cells(f.index, 4) if c.primary}
+        mid_x, mid_y = spb.field_center(f.index, 4)
+        assert primary[spb.LEFT].x < mid_x < primary[spb.RIGHT].x
+        assert primary[spb.VERTICAL].y == (mid_y + 1 if f.up else mid_y - 1)

@@ -56,25 +56,25 @@ async def last_move(services: Services, gid: int) -> str:
     return [e for e in events if e.kind == "move"][-1].payload["move"]
 
 
-def value_at(term: FakeTerminal, index: int) -> str:
+def value_at(term: FakeTerminal, index: int, scale: int = 3) -> str:
     """The glyph in a field's middle cell (a placed piece's value)."""
-    x, y = spb.field_center(index)
+    x, y = spb.field_center(index, scale)
     return str(term.char_at(BOARD_X + x, BOARD_Y + y).data)
 
 
-def field_text(term: FakeTerminal, index: int) -> str:
+def field_text(term: FakeTerminal, index: int, scale: int = 3) -> str:
     """The middle line of a field as shown (value, index or score)."""
     cells = sorted(
-        (c for c in spb.field_cells(index) if c.y == spb.field_center(index)[1]),
+        (c for c in spb.field_cells(index, scale) if c.y == spb.field_center(index, scale)[1]),
         key=lambda c: c.x,
     )
     return "".join(term.char_at(BOARD_X + c.x, BOARD_Y + c.y).data for c in cells)
 
 
-def cursor_field(term: FakeTerminal) -> int | None:
+def cursor_field(term: FakeTerminal, scale: int = 3) -> int | None:
     """The field whose middle cell shows the cursor (reversed)."""
     for i in range(36):
-        x, y = spb.field_center(i)
+        x, y = spb.field_center(i, scale)
         cell = term.char_at(BOARD_X + x, BOARD_Y + y)
         if cell.reverse:
             return i
@@ -428,7 +428,7 @@ async def test_a_resize_mid_game_redraws_the_board(
     gid = await begin3(services, *users.values())
     r, _ = await open_mover(services, gid, users, start_session)
     before = r.term.display()
-    r.term.resize(120, 40)
+    r.term.resize(100, 26)
     await r.term.settle()
     assert [line[:37] for line in r.term.display()[:20]] == [line[:37] for line in before[:20]]
     r.term.resize(80, 24)
@@ -573,3 +573,26 @@ async def test_four_players_each_have_a_line_with_score_and_hand(
         assert users[seat].name in row
         for p in state.hands[seat]:
             assert piece(p).name in row
+
+
+async def test_a_big_terminal_gets_the_bigger_board(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    users = await players(services, alice, bob)
+    gid = await begin3(services, *users.values())
+    first = RULES.legal_moves(await state_of(services, gid))[0]
+    await play_via_service(services, gid, users, first)
+    r, _ = await open_mover(services, gid, users, start_session, width=120, height=40)
+    assert value_at(r.term, first.field, scale=4) == str(piece(first.piece).value)  # type: ignore[arg-type]
+    # Bonus fields show at the new size; the panel sits right of the board.
+    board = "\n".join(line[:48] for line in r.term.display()[2:26])
+    assert board.count("x2") >= 2 and board.count("x3") >= 2 and board.count("x4") >= 2
+    assert r.term.find("Player")[0] >= 49  # type: ignore[index]
+    start = cursor_field(r.term, scale=4)
+    assert start is not None
+    r.term.press("right")
+    await r.term.settle()
+    assert cursor_field(r.term, scale=4) == spb.neighbour_in_direction(start, "right")
+    r.term.resize(80, 24)
+    await r.term.settle()
+    assert value_at(r.term, first.field) == str(piece(first.piece).value)  # type: ignore[arg-type]

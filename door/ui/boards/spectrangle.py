@@ -66,53 +66,53 @@ def is_up(index: int) -> bool:
     return field_row_k(index)[1] % 2 == 0
 
 
+def board_size(scale: int = 3) -> tuple[int, int]:
+    """(width, height) of the board drawn with ``scale`` text lines per row of fields
+    (3: 35 × 18, the 80×24 board; 4: 47 × 24, for big terminals)."""
+    return 2 * scale * ROWS - 1, scale * ROWS
+
+
 @cache
-def field_cells(index: int) -> tuple[FieldCell, ...]:
-    """The 9 cells of field ``index``, relative to the board's top-left corner."""
+def field_cells(index: int, scale: int = 3) -> tuple[FieldCell, ...]:
+    """The cells of field ``index`` (9 at scale 3, 16 at scale 4), relative to the board's
+    top-left corner. Each line of an up field is two cells wider than the one above it;
+    a down field is the same upside down. The outer cells of each line belong to the
+    left and right sides, the widest line to the vertical side; the middle cell of the
+    line next to it (``MID``) holds the value."""
+    h = scale
     r, k = field_row_k(index)
-    row_x = 15 - 3 * r
+    row_x = (ROWS - 1 - r) * h
     cells: list[FieldCell] = []
-    if k % 2 == 0:
-        u = k // 2
-        for j in range(3):
-            x0 = row_x + 6 * u + 2 - j
-            for i in range(2 * j + 1):
-                role: int | str
-                primary = False
-                if j == 0:
-                    role = APEX
-                elif i == 0:
-                    role, primary = LEFT, j == 1
-                elif i == 2 * j:
-                    role, primary = RIGHT, j == 1
-                elif j == 1:
-                    role = MID
-                else:
-                    role, primary = VERTICAL, i == 2
-                cells.append(FieldCell(x0 + i, 3 * r + j, role, primary))
-    else:
-        d = (k - 1) // 2
-        for j in range(3):
-            x0 = row_x + 6 * d + 3 + j
-            for i in range(5 - 2 * j):
-                if j == 2:
-                    role, primary = APEX, False
-                elif i == 0:
-                    role, primary = LEFT, j == 1
-                elif i == 4 - 2 * j:
-                    role, primary = RIGHT, j == 1
-                elif j == 1:
-                    role, primary = MID, False
-                else:
-                    role, primary = VERTICAL, i == 2
-                cells.append(FieldCell(x0 + i, 3 * r + j, role, primary))
+    up = k % 2 == 0
+    centre_x = row_x + 2 * h * (k // 2) + (h - 1) + (0 if up else h)
+    for j in range(h):
+        # Distance of this line from the field's point (the apex): widths 1, 3, 5, ...
+        depth = j if up else h - 1 - j
+        width = 2 * depth + 1
+        x0 = centre_x - depth
+        mid_line = depth == h - 2
+        wide_line = depth == h - 1
+        for i in range(width):
+            role: int | str
+            primary = False
+            if depth == 0:
+                role = APEX
+            elif wide_line and 0 < i < width - 1:
+                role, primary = VERTICAL, i == depth
+            elif i < depth:
+                role, primary = LEFT, mid_line and i == 0
+            elif i > depth:
+                role, primary = RIGHT, mid_line and i == width - 1
+            else:
+                role = MID if mid_line else APEX
+            cells.append(FieldCell(x0 + i, h * r + j, role, primary))
     return tuple(cells)
 
 
 @cache
-def field_center(index: int) -> tuple[int, int]:
+def field_center(index: int, scale: int = 3) -> tuple[int, int]:
     """The board offset of the field's middle cell (where its value or index shows)."""
-    for c in field_cells(index):
+    for c in field_cells(index, scale):
         if c.role == MID:
             return c.x, c.y
     raise AssertionError("every field has a middle cell")
@@ -184,15 +184,14 @@ def draw_tile(
 
 
 def _label_cells(cells: Sequence[FieldCell], wide_line: bool) -> list[FieldCell]:
-    """The cells of the field's middle line (3) or its wide line (5), left to right."""
-    ys = sorted({c.y for c in cells})
-    mid_y = ys[1]
+    """The cells of the field's middle line (the one holding ``MID``) or of its widest
+    line, left to right."""
     if wide_line:
-        # The 5-cell line: the bottom line of an up field, the top line of a down field.
-        counts = {yy: sum(1 for c in cells if c.y == yy) for yy in ys}
-        target = max(counts, key=lambda yy: counts[yy])
+        # The bottom line of an up field, the top line of a down field.
+        ys = {c.y for c in cells}
+        target = max(ys, key=lambda yy: sum(1 for c in cells if c.y == yy))
     else:
-        target = mid_y
+        target = next(c.y for c in cells if c.role == MID)
     return sorted((c for c in cells if c.y == target), key=lambda c: c.x)
 
 
@@ -231,6 +230,7 @@ def draw_board(
     cursor: int | None = None,
     preview: Tile | None = None,
     marked: frozenset[int] = frozenset(),
+    scale: int = 3,
 ) -> None:
     """Draw the 36 fields with the board's top-left corner at (``x``, ``y``).
 
@@ -239,11 +239,11 @@ def draw_board(
     score each would make (they are highlighted and show ``+score``). ``cursor`` is the
     field under the cursor; ``preview`` the selected piece as it would lie there (drawn
     when the cursor is on an accepting field). ``marked`` fields (e.g. the last move)
-    show their value underlined.
+    show their value underlined. ``scale`` is 3 (35 × 18) or 4 (47 × 24, big terminals).
     """
     accept = accept or {}
     for index in range(36):
-        cells = field_cells(index)
+        cells = field_cells(index, scale)
         tile = board[index]
         up = is_up(index)
         on_cursor = index == cursor

@@ -30,6 +30,7 @@ from door.ui.boards.spectrangle import (
     BOARD_HEIGHT,
     BOARD_WIDTH,
     Tile,
+    board_size,
     draw_board,
     draw_piece_label,
     draw_piece_preview,
@@ -49,6 +50,15 @@ from door.ui.widgets import LineEditor
 BOARD_X = 1
 BOARD_Y = 2
 PANEL_X = 38
+BIG_MIN_SIZE = (92, 30)  # a terminal at least this big gets the larger board (47 × 24)
+
+
+def layout(width: int, height: int) -> tuple[int, int, int]:
+    """(board scale, first row under the board, panel column) for a canvas size."""
+    if width >= BIG_MIN_SIZE[0] and height >= BIG_MIN_SIZE[1]:
+        bw, bh = board_size(4)
+        return 4, BOARD_Y + bh, BOARD_X + bw + 2
+    return 3, BOARD_Y + BOARD_HEIGHT, PANEL_X
 
 ARROWS = {"up": "up", "down": "down", "left": "left", "right": "right"}
 KEYPAD = {"8": "up", "2": "down", "4": "left", "6": "right"}
@@ -438,15 +448,17 @@ class SpectrangleScreen(GameScreenBase):
             canvas, BOARD_X, BOARD_Y, tiles_of(state), ctx.glyphs, colors,
             bonuses=[f.bonus for f in fields()], accept=accept,
             cursor=self.cursor if self.can_act else None, preview=preview, marked=self.marks,
+            scale=layout(canvas.width, canvas.height)[0],
         )  # fmt: skip
         self._render_panel(canvas, ctx, state)
         self._render_bottom(canvas, ctx, accept)
-        self.draw_record(canvas, ctx, 22, canvas.width - 2)
+        if layout(canvas.width, canvas.height)[0] == 3:
+            self.draw_record(canvas, ctx, 22, canvas.width - 2)
 
     def _render_panel(self, canvas: Canvas, ctx: Context, state: SpectrangleState) -> None:
         assert self.snap is not None
         info = self.snap.info
-        x = PANEL_X
+        x = layout(canvas.width, canvas.height)[2]
         w = canvas.width - x - 1
         colors = ctx.caps.colors
         flags = [f"bag {len(state.bag)}"]
@@ -519,7 +531,7 @@ class SpectrangleScreen(GameScreenBase):
         return f"Game over: {names} {verb}."
 
     def _render_bottom(self, canvas: Canvas, ctx: Context, accept: dict[int, int]) -> None:
-        y = BOARD_Y + BOARD_HEIGHT  # 20
+        y = layout(canvas.width, canvas.height)[1]  # 20 at 80×24
         w = canvas.width - 2
         if self.can_act and self.mode == "play":
             f = fields()[self.cursor]
@@ -554,6 +566,7 @@ class SpectrangleScreen(GameScreenBase):
         draw_board(
             canvas, BOARD_X, BOARD_Y, tiles_of(state), ctx.glyphs, ctx.caps.colors,
             bonuses=[f.bonus for f in fields()], cursor=None, marked=marked,
+            scale=layout(canvas.width, canvas.height)[0],
         )  # fmt: skip
         self._render_panel(canvas, ctx, state)
         who = self.name_of(step.seat, 12) if step.seat is not None else "The server"
@@ -568,7 +581,7 @@ class SpectrangleScreen(GameScreenBase):
             what = f"swapped {piece(move.piece).name}"
         elif what.startswith("("):
             what = what.strip("()")  # a system event: resigned, ran out of time
-        y = BOARD_Y + BOARD_HEIGHT
+        y = layout(canvas.width, canvas.height)[1]
         line = f"Move {self.step + 1} of {len(self.steps)}: {who} {what}."
         canvas.put(1, y, clip_text(line, canvas.width - 2), MOVER)
 
