@@ -37,9 +37,8 @@ sys.path.insert(0, str(ROOT))
 import telnetlib3  # noqa: E402
 
 from door.config import load_config  # noqa: E402
+from door.services import accounts as accounts_module  # noqa: E402
 from door.services import build_services  # noqa: E402
-from door.services.accounts import hash_password, name_key  # noqa: E402
-from door.store import queries as q  # noqa: E402
 
 PASSWORD = "bench-pw"
 MENU = b"Main Menu"
@@ -65,19 +64,17 @@ def rss_kib(pid: int) -> int:
 
 
 async def create_users(data_dir: Path, count: int) -> None:
-    """Insert ``count`` users sharing one pre-computed hash (scrypt once, not N times)."""
+    """Register ``count`` users through the accounts service, hashing the (shared)
+    password once instead of ``count`` times: a real scrypt hash, computed up front."""
+    hashed = accounts_module.hash_password(PASSWORD)
+    real = accounts_module.hash_password
+    accounts_module.hash_password = lambda password, salt=None: hashed  # type: ignore[assignment]
     services = await build_services(load_config(data_dir=data_dir), start_background=False)
     try:
-        hashed = hash_password(PASSWORD)
-        now = services.clock.now()
-        names = [f"user{i:04d}" for i in range(count)]
-
-        async def insert(conn: Any) -> None:
-            for name in names:
-                await q.insert_user(conn, name, name_key(name), hashed, False, now, {})
-
-        await services.db.transact(insert)
+        for i in range(count):
+            await services.accounts.register(f"user{i:04d}", PASSWORD)
     finally:
+        accounts_module.hash_password = real  # type: ignore[assignment]
         await services.close()
 
 
