@@ -34,45 +34,54 @@ def point_name(p: int) -> str:
 def format_play(steps: tuple[Step, ...] | list[Step], full_path: bool = False) -> str:
     """The gnubg notation of a play given as its steps (empty play: ``""``).
 
-    ``full_path`` keeps every intermediate point of a chained checker (``24/22/17``), which
-    shows the order the dice must be played in; gnubg writes that play ``24/17``.
+    Follows gnubg's ``FormatMove``: a point where a blot was hit keeps its ``*`` and, as an
+    intermediate point, stays written in every chain through it; when several moves end on
+    a hit point, the first one written carries the ``*``. ``full_path`` keeps every
+    intermediate point (``24/22/17``), which shows the order the dice must be played in;
+    gnubg writes that play ``24/17``.
     """
-    moves = sorted(((s[0], s[1], s[3]) for s in steps), key=lambda m: (-m[0], -m[1]))
-    # Each chain: list of points [src, ..., dst] and the set of points where it hit.
-    chains: list[tuple[list[int], set[int]]] = []
+    hit_points = {s[1] for s in steps if s[3]}
+    moves = sorted(((s[0], s[1]) for s in steps), key=lambda m: (-m[0], -m[1]))
+    chains: list[list[int]] = []
     used = [False] * len(moves)
-    for i, (src, dst, hit) in enumerate(moves):
+    for i, (src, dst) in enumerate(moves):
         if used[i]:
             continue
         used[i] = True
         pts = [src, dst]
-        hits = {dst} if hit else set()
         for j in range(i + 1, len(moves)):
             if used[j] or pts[-1] == OFF_POINT:
                 continue
-            s2, d2, h2 = moves[j]
+            s2, d2 = moves[j]
             if s2 == pts[-1]:
                 used[j] = True
-                if pts[-1] not in hits and not full_path:
+                if pts[-1] not in hit_points and not full_path:
                     pts.pop()  # no hit there: the intermediate point is not written
                 pts.append(d2)
-                if h2:
-                    hits.add(d2)
-        chains.append((pts, hits))
+        chains.append(pts)
     # Group identical chains: "13/11(2)".
-    groups: list[tuple[list[int], set[int], int]] = []
-    for pts, hits in chains:
-        for k, (gp, gh, n) in enumerate(groups):
+    groups: list[tuple[list[int], int]] = []
+    for pts in chains:
+        for k, (gp, n) in enumerate(groups):
             if gp == pts:
-                groups[k] = (gp, gh | hits, n + 1)
+                groups[k] = (gp, n + 1)
                 break
         else:
-            groups.append((pts, set(hits), 1))
+            groups.append((pts, 1))
+    starred: set[int] = set()
     parts = []
-    for pts, hits, n in groups:
+    for pts, n in groups:
         text = point_name(pts[0])
-        for p in pts[1:]:
-            text += "/" + point_name(p) + ("*" if p in hits else "")
+        for p in pts[1:-1]:
+            star = p in hit_points
+            text += "/" + point_name(p) + ("*" if star else "")
+            if star:
+                starred.add(p)
+        last = pts[-1]
+        text += "/" + point_name(last)
+        if last in hit_points and last not in starred:
+            text += "*"
+            starred.add(last)
         if n > 1:
             text += f"({n})"
         parts.append(text)

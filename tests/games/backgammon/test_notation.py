@@ -248,3 +248,27 @@ def test_any_text_is_either_a_legal_move_or_one_of_the_three_errors(text: str) -
         assert str(exc)  # a message to show the player
     else:
         assert move in rules.legal_moves(state) or rules.apply(state, move) is not None
+
+
+def test_notation_is_the_same_as_gnubg_writes_for_every_play() -> None:
+    # data/gnubg_notation.txt: gnubg's own FormatMove output for 1,500 random rolls.
+    import hashlib
+    from pathlib import Path
+
+    from door.games.backgammon.ids import decode_position, encode_position
+    from door.games.backgammon.movegen import legal_plays
+
+    path = Path(__file__).parent / "data" / "gnubg_notation.txt"
+    rows = [line.split() for line in path.read_text().splitlines() if not line.startswith("#")]
+    assert len(rows) >= 1500
+    bad = []
+    for pos, d1, d2, n, sha in rows:
+        me, opp = decode_position(pos)
+        lines = sorted(
+            f"{encode_position(m, o)} {format_play(p)}"
+            for p, m, o in legal_plays(me, opp, int(d1), int(d2))
+        )
+        digest = hashlib.sha1("\n".join(lines).encode()).hexdigest()
+        if (len(lines), digest) != (int(n), sha):
+            bad.append((pos, d1, d2))
+    assert bad == []
