@@ -112,6 +112,7 @@ class SpectrangleScreen(GameScreenBase):
         self.steps: list[LoggedMove] = []
         self.step = 0
         self.marks: frozenset[int] = frozenset()
+        self.last_hand: tuple[int, ...] = ()
 
     # --- state helpers ----------------------------------------------------------------------
     @property
@@ -163,8 +164,11 @@ class SpectrangleScreen(GameScreenBase):
     def on_loaded(self, ctx: Context) -> None:
         self.marks = frozenset()
         hand = self.my_hand()
-        if self.selected >= len(hand):
-            self.selected = 0
+        if hand != self.last_hand:
+            # A new hand (after a placement, a swap or a draw): start from its first
+            # piece, unturned.
+            self.selected, self.rotation, self.mirror = 0, 0, False
+            self.last_hand = hand
         self.hints = []
         if self.mode in ("confirm", "type") and not self.can_act:
             self.mode = "play"
