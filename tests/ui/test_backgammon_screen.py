@@ -720,3 +720,20 @@ async def test_question_mark_opens_the_full_key_list_and_any_key_closes_it(
     r.term.type("x")  # closes the box; does not offer to resign
     await r.term.settle()
     assert r.term.display() == board
+
+
+async def test_diagonal_keypad_keys_move_the_cursor_both_ways_at_once(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, state, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    cur = Cursor(r.term, state.turn, first_source(state))
+    for send, dirs in (("7", ("up", "left")), ("3", ("down", "right")), ("home", ("up", "left"))):
+        for d in dirs:
+            cur.spot, cur.top = bgb.move_cursor(cur.spot, d, cur.col, cur.top)
+        if send.isdigit():
+            r.term.type(send)
+        else:
+            r.term.press(send)  # NUM LOCK off: the keypad's 7 is Home
+        await r.term.settle()
+        assert cur.highlighted() == cur.spot

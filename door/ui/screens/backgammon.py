@@ -63,7 +63,17 @@ BOARD_Y = 1
 PANEL_X = 50
 INFO_Y = 16  # first line under the board
 
-ARROWS = {"up": "up", "down": "down", "left": "left", "right": "right"}
+ARROWS: dict[str, tuple[str, ...]] = {
+    "up": ("up",),
+    "down": ("down",),
+    "left": ("left",),
+    "right": ("right",),
+    # The keypad with NUM LOCK off sends these for 7, 9, 1 and 3.
+    "home": ("up", "left"),
+    "pgup": ("up", "right"),
+    "end": ("down", "left"),
+    "pgdn": ("down", "right"),
+}
 KEYPAD = {
     "8": ("up",),
     "2": ("down",),
@@ -228,7 +238,7 @@ class BackgammonScreen(GameScreenBase):
         lower = ch.lower()
         moves: tuple[str, ...] = ()
         if key in ARROWS:
-            moves = (ARROWS[key],)
+            moves = ARROWS[key]
         elif ch in KEYPAD:
             moves = KEYPAD[ch]
         if moves:
