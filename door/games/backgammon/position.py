@@ -35,8 +35,8 @@ OVER = "over"
 
 PHASES = (OPENING, DECIDE, DICE, MOVING, DOUBLED, RESIGNING, OVER)
 
-MAX_CUBE = 1 << 15
-"""The largest cube a gnubg Match ID can hold."""
+MAX_CUBE = 1 << 12
+"""The largest cube: gnubg stops doubling at 4096 (its Match ID could hold 2**15)."""
 
 RESIGN_WORDS = {1: "single", 2: "gammon", 3: "backgammon"}
 
@@ -100,6 +100,9 @@ class BackgammonState:
     result of the most recently finished game of the match (``None`` before the first ends).
     ``rolled`` marks the ``DICE`` phase reached by choosing to ``roll`` although a double was
     possible (it only matters for telling the two ``DICE`` entries apart in the ID).
+    ``beavered`` marks a ``DOUBLED`` phase in which the doubled seat beavered: the cube is
+    already doubled and owned by the beaverer, and the original doubler must take or drop
+    the redouble (as gnubg models it).
     """
 
     board: tuple[Side, Side] = (start_side(), start_side())
@@ -115,6 +118,7 @@ class BackgammonState:
     resign_level: int = 0
     last_game: GameResult | None = None
     rolled: bool = False
+    beavered: bool = False
     options: Options = field(default_factory=Options)
 
     @property

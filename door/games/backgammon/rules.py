@@ -17,7 +17,9 @@ Phases and who acts (``to_act``):
 * ``moving`` — the seat on roll plays its dice (``legal_moves`` lists every distinct play;
   when there is none, the only move is the empty play ``(no play)``).
 * ``doubled`` — the other seat: ``take``, ``drop`` (``pass``), or ``beaver`` (money play
-  with the beaver option: it redoubles at once and keeps the cube).
+  with the beaver option: it takes, redoubles at once and keeps the cube). After a beaver
+  the original doubler must ``take`` (the cube doubles again and stays with the beaverer)
+  or ``drop`` (losing the beavered cube), as in gnubg.
 * ``resigning`` — the other seat: ``accept`` or ``reject``.
 * ``over`` — nobody.
 
@@ -182,6 +184,7 @@ def _end_game(state: BackgammonState, winner: int, value: int, reason: str) -> B
             resigner=None,
             resign_level=0,
             rolled=False,
+            beavered=False,
             last_game=result,
             score=tuple(  # type: ignore[arg-type]
                 s + (points if seat == winner else 0) for seat, s in enumerate(state.score)
@@ -199,6 +202,7 @@ def _end_game(state: BackgammonState, winner: int, value: int, reason: str) -> B
             resigner=None,
             resign_level=0,
             rolled=False,
+            beavered=False,
             score=new_score,
             last_game=result,
         )
@@ -437,7 +441,10 @@ class BackgammonRules:
             return replace(state, phase=OVER, dice=None, last_game=last)
         if key.doubled:
             if key.turn == turn:
-                raise ValueError("Match ID: the doubled player must be the one to act")
+                # The doubler answers a beaver: the beaverer owns the doubled cube.
+                if not (options_obj.match_length == 0 and key.cube_owner == 1 - turn):
+                    raise ValueError("Match ID: the doubled player must be the one to act")
+                return replace(state, phase=DOUBLED, dice=None, beavered=True)
             return replace(state, phase=DOUBLED, dice=None)
         if key.resign:
             if key.turn == turn:
@@ -469,7 +476,7 @@ class BackgammonRules:
         if state.phase in (DOUBLED, RESIGNING):
             if state.phase == RESIGNING and state.resigner is not None:
                 return 1 - state.resigner
-            return 1 - state.turn
+            return state.turn if state.beavered else 1 - state.turn
         return None
 
     def chance_pending(self, state: BackgammonState) -> bool:
@@ -548,7 +555,7 @@ class BackgammonRules:
             return [ROLL, DOUBLE] if can_double(state) else [ROLL]
         if phase == DOUBLED:
             out = [TAKE, DROP]
-            if self._may_beaver(state):
+            if self._may_beaver(state) and not state.beavered:
                 out.append(BEAVER)
             return out
         if phase == RESIGNING:
@@ -588,6 +595,13 @@ class BackgammonRules:
         if a in ("take", "drop", "beaver"):
             if phase != DOUBLED:
                 raise IllegalMoveError(f"there is no double to {a}")
+            if state.beavered:
+                # The original doubler answers the beaver; the beaverer keeps the cube.
+                if a == "take":
+                    return replace(state, phase=DICE, cube=state.cube * 2, beavered=False)
+                if a == "drop":
+                    return _end_game(state, 1 - state.turn, 1, "drop")
+                raise IllegalMoveError("a beaver cannot be beavered back (no raccoons here)")
             if a == "take":
                 return replace(state, phase=DICE, cube=state.cube * 2, cube_owner=1 - state.turn)
             if a == "drop":
@@ -596,7 +610,7 @@ class BackgammonRules:
                 raise IllegalMoveError(
                     "beavers are allowed only in money play with the beaver option"
                 )
-            return replace(state, phase=DICE, cube=state.cube * 4, cube_owner=1 - state.turn)
+            return replace(state, cube=state.cube * 2, cube_owner=1 - state.turn, beavered=True)
         if a == "resign":
             if phase not in (DECIDE, MOVING):
                 raise IllegalMoveError(self._not_now(state, "resign"))
@@ -972,6 +986,7 @@ class BackgammonRules:
             "cube": state.cube,
             "cube_owner": state.cube_owner,
             "can_double": state.phase == DECIDE and can_double(state),
+            "beavered": state.beavered,
             "match_length": state.match_length,
             "score": list(state.score),
             "crawford": state.crawford_game,
@@ -1028,6 +1043,8 @@ class BackgammonRules:
         elif phase == MOVING:
             assert state.dice is not None
             tail = f"{who} to play {state.dice[0]}-{state.dice[1]}"
+        elif phase == DOUBLED and state.beavered:
+            tail = f"{who} to take or drop a beaver to {state.cube * 2}"
         elif phase == DOUBLED:
             tail = f"{seat_name(1 - state.turn)} to take or drop a double to {state.cube * 2}"
         elif phase == RESIGNING:

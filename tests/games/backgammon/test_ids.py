@@ -196,8 +196,9 @@ def test_bad_match_ids_are_refused_with_a_reason() -> None:
 
 
 def test_whole_matches_give_the_same_ids_as_gnubg_at_every_step() -> None:
-    # data/gnubg_matches.txt: six matches played through gnubg itself, with the gnubgid it
-    # showed after every event; replaying the events through our rules must agree.
+    # data/gnubg_matches.txt: six matches and four money games (Jacoby, beavers) played
+    # through gnubg itself, with the gnubgid it showed after every event; replaying the
+    # events through our rules must agree.
     from door.games.backgammon.rules import BackgammonRules
 
     rules = BackgammonRules()
@@ -210,6 +211,9 @@ def test_whole_matches_give_the_same_ids_as_gnubg_at_every_step() -> None:
         word, _, rest = event.partition(" ")
         if word == "match":
             state = rules.new_game(2, {"match_length": int(rest)})
+            continue
+        if word == "money":
+            state = rules.new_game(2, {"match_length": 0, "jacoby": True, "beavers": True})
             continue
         assert state is not None
         if word in ("opening", "dice"):

@@ -209,11 +209,27 @@ def test_drop_ends_the_game_for_the_current_stake() -> None:
     )
 
 
-def test_beaver_in_money_play_quadruples_and_keeps_the_cube() -> None:
+def test_beaver_redoubles_at_once_and_the_beaverer_keeps_the_cube() -> None:
     state = act(opened({"match_length": 0, "beavers": True}), "8/5 6/5", "double")
     assert "beaver" in [R.format_move(state, m) for m in R.legal_moves(state)]
     state = act(state, "beaver")
-    assert (state.cube, state.cube_owner, state.phase, state.turn) == (4, 0, DICE, 1)
+    # As in gnubg: the cube is doubled and owned by the beaverer; the doubler must answer.
+    assert (state.cube, state.cube_owner, state.phase, R.to_act(state)) == (2, 0, DOUBLED, 1)
+    assert [R.format_move(state, m) for m in R.legal_moves(state)] == ["take", "drop"]
+    taken = act(state, "take")
+    assert (taken.cube, taken.cube_owner, taken.phase, taken.turn) == (4, 0, DICE, 1)
+
+
+def test_dropping_a_beaver_loses_the_beavered_cube() -> None:
+    state = act(opened({"match_length": 0, "beavers": True}), "8/5 6/5", "double", "beaver")
+    state = act(state, "drop")
+    assert state.last_game is not None
+    assert (state.last_game.winner, state.last_game.points) == (0, 2)
+
+
+def test_a_beavered_state_round_trips_through_its_id() -> None:
+    state = act(opened({"match_length": 0, "beavers": True}), "8/5 6/5", "double", "beaver")
+    assert R.from_id(R.to_id(state)) == state
 
 
 def test_no_beaver_without_the_option() -> None:
