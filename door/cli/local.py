@@ -33,7 +33,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="force the character set (default: CP437 for BBS doors, else from LANG/TERM)",
     )
     parser.add_argument(
-        "--start", default=None, help="open straight into a game (backgammon, spectrangle)"
+        "--game",
+        "--start",
+        dest="start",
+        default=None,
+        help="open straight into a game's list (backgammon, spectrangle): a direct menu item",
     )
     parser.set_defaults(func=run)
 
