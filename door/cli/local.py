@@ -36,6 +36,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--game",
         "--start",
         dest="start",
+        metavar="KIND",
         default=None,
         help="open straight into a game's list (backgammon, spectrangle): a direct menu item",
     )
