@@ -91,3 +91,19 @@ async def test_door_serve_stops_gracefully_on_sigterm(tmp_path: Path) -> None:
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+async def test_rlogin_door_code_opens_that_game_in_the_real_session(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    config = make_config(tmp_path)
+    config = replace(config, rlogin=replace(config.rlogin, trusted=("127.0.0.1",)))
+    app = App(config)
+    await app.start(telnet_port=None, ssh_port=None, rlogin_port=0)
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", app.ports["rlogin"])
+        writer.write(b"\0\0[XA]zorro\0xtrn=backgammon\0")
+        await expect(reader, "Begin a new game", timeout=10)
+        writer.close()
+    finally:
+        await app.shutdown()
