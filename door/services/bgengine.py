@@ -61,6 +61,8 @@ _LEVEL_SETTINGS: dict[str, tuple[str, float]] = {
 # Below this cubeless winning chance no double can be right (money or match, except for
 # the trailer against a 1-away opponent, which is handled apart).
 _NO_DOUBLE_BELOW = 0.58
+# How many of the cubeless search's best plays the expert re-scores cube-aware.
+_CUBEFUL_TOP = 3
 _FALLBACK_NOISE = {"bg-beginner": 0.08, "bg-intermediate": 0.0, "bg-expert": 0.0}
 
 
@@ -287,6 +289,8 @@ class BgEngine:
             force_boards=force,
         )
         found = {tuple(m.board): float(m.equity) for m in result.moves}
+        if self._play_analyzer is not self._analyzer and found:
+            found = self._cubeful_top(state, result.moves, found, force)
         worst = min(found.values(), default=0.0)
         out = []
         for b in boards:
@@ -296,6 +300,48 @@ class BgEngine:
                 # below everything bgsage knows rather than guess.
                 eq = worst - 1.0 + pubeval.cubeless_equity(pubeval.probabilities(b)) / 10.0
             out.append(eq)
+        return out
+
+    def _cubeful_top(
+        self,
+        state: BackgammonState,
+        moves: list[Any],
+        found: dict[tuple[int, ...], float],
+        force: list[list[int]] | None,
+    ) -> dict[tuple[int, ...], float]:
+        """Re-score the best few plays of a cubeless search cube- and score-aware.
+
+        The cubeless search values plays in money-game terms; in a match (or with the cube
+        turned) the right play can differ, e.g. gammons count for nothing at double match
+        point. Searching every play cubefully costs seconds, so only the top
+        ``_CUBEFUL_TOP`` (and any forced board) are; the others are moved onto the same
+        scale by the mean difference, which keeps them below the re-scored ones.
+        """
+        cv = cube_view(state)
+        picked = [tuple(m.board) for m in moves[:_CUBEFUL_TOP]]
+        for b in force or ():
+            if tuple(b) in found and tuple(b) not in picked:
+                picked.append(tuple(b))
+        rescored: dict[tuple[int, ...], float] = {}
+        for key in picked:
+            r = self._analyzer.post_move_analytics(
+                list(key),
+                cube_owner=cv.owner,
+                cube_value=cv.cube,
+                away1=cv.away1,
+                away2=cv.away2,
+                is_crawford=cv.crawford,
+                jacoby=cv.jacoby,
+            )
+            rescored[key] = float(r.cubeful_equity)
+        shift = sum(rescored[k] - found[k] for k in rescored) / len(rescored)
+        floor = min(rescored.values())
+        out = {}
+        for key, eq in found.items():
+            if key in rescored:
+                out[key] = rescored[key]
+            else:
+                out[key] = min(eq + shift, floor - 1e-6)
         return out
 
     # --- the cube and resignations --------------------------------------------------------
