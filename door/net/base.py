@@ -25,6 +25,9 @@ _TIMEOUT = object()
 
 RESET = "\x1b[0m\x1b[?25h"
 
+# Terminal types whose DEL key (0x7F) means Delete, not Backspace.
+CTERM_TYPES = ("syncterm", "cterm")
+
 
 class BaseTerminal:
     """Shared Terminal machinery; see the module docstring for what a transport adds."""
@@ -42,7 +45,7 @@ class BaseTerminal:
     ) -> None:
         self._caps = caps
         self._peer = peer
-        self._decoder = KeyDecoder(caps.encoding)
+        self._decoder = KeyDecoder(caps.encoding, del_is_delete=caps.term in CTERM_TYPES)
         self._events: deque[InputEvent] = deque()
         self._buffered = 0  # characters of Text waiting in _events
         self._reports: list[Report] = []
@@ -113,6 +116,7 @@ class BaseTerminal:
         """Replace the capabilities wholesale (after detection)."""
         self._caps = caps
         self._decoder.set_encoding(caps.encoding)
+        self._decoder.del_is_delete = caps.term in CTERM_TYPES
 
     def write(self, text: str) -> None:
         if self._closed:

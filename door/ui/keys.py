@@ -3,7 +3,8 @@
 Accepts both terminal families a door meets: CTerm/ANSI-BBS (SyncTERM, NetRunner: ``CSI K``
 is End, ``CSI V``/``CSI U`` are PgUp/PgDn, ``CSI @`` Insert) and xterm/VT (``CSI 1~`` …
 ``CSI 6~``, ``SS3 P`` F1, application-mode arrows). CR, CR LF, CR NUL and LF are each one
-Enter; 0x08 and 0x7F are Backspace. An ESC with nothing after it is held until
+Enter; 0x08 and 0x7F are Backspace (0x7F is Delete for SyncTERM, which sends 0x08 for
+Backspace: set ``del_is_delete``). An ESC with nothing after it is held until
 :meth:`KeyDecoder.flush` (the transport calls it after a short timeout) and then becomes
 ``Key("escape")``. Terminal replies to probes (cursor position, device attributes) come out
 as :class:`Report` events, which the transport consumes.
@@ -15,6 +16,7 @@ U+FFFD.
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass
 
 from door.ui.terminal import Encoding, InputEvent, Key, Text
@@ -84,6 +86,9 @@ _SS3 = {
 # Linux console F1-F5: ``CSI [ A`` … ``CSI [ E``.
 _LINUX_F = {"A": "f1", "B": "f2", "C": "f3", "D": "f4", "E": "f5"}
 
+# Characters that end a run of ordinary text (C0, DEL, C1; ESC is among them).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
 # Longest escape sequence we wait for; anything longer is garbage and is dropped.
 _MAX_SEQUENCE = 32
 
@@ -115,7 +120,10 @@ class KeyDecoder:
     changed with :meth:`set_encoding` as detection learns more.
     """
 
-    def __init__(self, encoding: Encoding = "utf-8") -> None:
+    def __init__(self, encoding: Encoding = "utf-8", *, del_is_delete: bool = False) -> None:
+        # SyncTERM (CTerm) sends 0x08 for Backspace and 0x7F for Delete; everyone else
+        # sends 0x7F for Backspace (and CSI 3~ for Delete).
+        self.del_is_delete = del_is_delete
         self._encoding: Encoding = encoding
         self._bytes = _incremental(encoding)
         self._buf = ""  # an incomplete escape sequence (starts with ESC)
@@ -196,6 +204,8 @@ class KeyDecoder:
                 emit(Key("enter"))
             elif ch == "\n":
                 emit(Key("enter"))
+            elif ch == "\x7f" and self.del_is_delete:
+                emit(Key("delete"))
             elif ch in "\x08\x7f":
                 emit(Key("backspace"))
             elif ch == "\t":
@@ -207,7 +217,12 @@ class KeyDecoder:
             elif ch < " " or "\x80" <= ch <= "\x9f":
                 continue  # other C0/C1 controls carry no key
             else:
-                text.append(ch)
+                # A run of ordinary characters is taken whole: a pasted megabyte must
+                # not cost a trip round this loop per character.
+                m = _CONTROL.search(s, i)
+                j = n if m is None else m.start()
+                text.append(s[i - 1 : j])
+                i = j
         if text:
             events.append(Text("".join(text)))
         return events

@@ -69,6 +69,11 @@ def test_both_backspace_bytes_are_backspace(byte: bytes) -> None:
     assert decode(byte) == [Key("backspace")]
 
 
+def test_syncterm_del_byte_is_delete_and_bs_is_backspace() -> None:
+    decoder = KeyDecoder(del_is_delete=True)
+    assert decoder.feed(b"\x7f\x08") == [Key("delete"), Key("backspace")]
+
+
 def test_tab_and_control_keys() -> None:
     assert decode(b"\t\x03\x15") == [Key("tab"), Key("ctrl-c"), Key("ctrl-u")]
 

@@ -145,6 +145,16 @@ async def test_syncterm_type_means_cp437(telnet_server: Starter) -> None:
     writer.close()
 
 
+async def test_syncterm_delete_key_is_delete(telnet_server: Starter) -> None:
+    port = await telnet_server()
+    reader, writer = await tl3_client(port, term="syncterm")
+    await expect(reader, "READY")
+    writer.write(b"\x7f\x08")
+    got = await expect(reader, "Key(name='backspace')")
+    assert b"Key(name='delete')" in got
+    writer.close()
+
+
 async def test_naws_resize_mid_session_is_a_resize_event(telnet_server: Starter) -> None:
     port = await telnet_server()
     reader, writer = await tl3_client(port)
