@@ -107,3 +107,43 @@ async def test_rlogin_door_code_opens_that_game_in_the_real_session(tmp_path: Pa
         writer.close()
     finally:
         await app.shutdown()
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("0.0.0.0", port))
+        except OSError:
+            return False
+    return True
+
+
+async def test_door_serve_with_no_arguments_serves_2323_and_2222_from_door_data(
+    tmp_path: Path,
+) -> None:
+    if not (port_is_free(2323) and port_is_free(2222)):
+        pytest.skip("ports 2323/2222 are taken on this machine by another program")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "door", "serve",
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(tmp_path),
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = await asyncio.wait_for(proc.stdout.readline(), 30)
+        assert b"telnet on port 2323" in line and b"ssh on port 2222" in line
+        reader, writer = await asyncio.open_connection("127.0.0.1", 2323)
+        await expect(reader, "Name: ", timeout=5)
+        writer.close()
+        ssh_reader, ssh_writer = await asyncio.open_connection("127.0.0.1", 2222)
+        assert (await asyncio.wait_for(ssh_reader.readline(), 5)).startswith(b"SSH-2.0-")
+        ssh_writer.close()
+        assert (tmp_path / "door-data" / "door.sqlite3").exists()
+        assert (tmp_path / "door-data" / HOST_KEY_NAME).exists()
+        proc.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(proc.wait(), 20) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
