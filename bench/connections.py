@@ -10,7 +10,7 @@ login is not: it says which login rate the machine sustains. A second phase (``-
 default 100) connects that many more at once, to show the listen backlog copes (the logins
 then queue behind scrypt).
 
-    python3 bench/connections.py [-n 500] [--rate 10] [--burst 100]
+    python3 bench/connections.py [-n 500] [--rate 5] [--burst 100]
 
 The last line is one JSON object: ``p99_ms`` (ramped), ``rss_kib_per_session``,
 ``server_cpu_ms_per_login`` and more.
@@ -233,7 +233,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", "--sessions", type=int, default=500)
-    parser.add_argument("--rate", type=float, default=10.0, help="new sessions per second")
+    parser.add_argument("--rate", type=float, default=5.0, help="new sessions per second")
     parser.add_argument("--burst", type=int, default=100, help="sessions opened at once after")
     args = parser.parse_args()
     result = asyncio.run(run(args))
