@@ -200,6 +200,10 @@ class BgEngine:
             if DOUBLE in legal and self._wants_double(state):
                 return DOUBLE
             return ROLL
+        if phase == DOUBLED and state.beavered:
+            # The doubler answers a beaver: play on for twice the (already doubled)
+            # cube, which the beaverer keeps, or give up the doubled cube now.
+            return TAKE if self._beaver_take_worth(state) > -1.0 else DROP
         if phase == DOUBLED:
             take, beaver = self._take_decision(state)
             if beaver and BEAVER in legal:
@@ -444,6 +448,12 @@ class BgEngine:
         r = self._quick.post_move_analytics(opp_view)
         return 1.0 - float(r.probs.win)
 
+    def _beaver_take_worth(self, state: BackgammonState) -> float:
+        """What taking a beaver is worth to the doubler (on roll), per unit of the current
+        (beavered) cube: twice his no-double equity with the beaverer owning the cube;
+        dropping is worth -1."""
+        return 2.0 * self.cube_analysis(state)[0]
+
     def _take_decision(self, state: BackgammonState) -> tuple[bool, bool]:
         """(take?, beaver?) for the doubled seat (the doubler is ``state.turn``)."""
         cv = cube_view(state)
@@ -505,6 +515,10 @@ class BgEngine:
             if double and rows[0][0] != "double":
                 rows.reverse()
             return [(m, f"{e:+.3f}") for m, e in rows[:n]]
+        if phase == DOUBLED and state.beavered:
+            worth = self._beaver_take_worth(state)
+            rows3 = sorted([("take", worth), ("drop", -1.0)], key=lambda r: -r[1])
+            return [(m, f"{e:+.3f}") for m, e in rows3[:n]]
         if phase == DOUBLED:
             nd, dt, dp, _, take = self.cube_analysis(state)
             # The doubled seat's view: taking is worth -dt, dropping -dp.
@@ -634,6 +648,16 @@ def review_log(
                 losses[seat].append(loss)
                 if loss > 0.0005:
                     best_word = "double" if doubled_eq > nd else "roll"
+                    mistakes.append(
+                        Mistake(seat, move_no[seat] + 1, None, move.action, best_word, loss)
+                    )
+            elif move.action in ("take", "drop") and state.phase == DOUBLED and state.beavered:
+                worth = engine._beaver_take_worth(state)
+                got = worth if move.action == "take" else -1.0
+                loss = max(0.0, max(worth, -1.0) - got)
+                losses[seat].append(loss)
+                if loss > 0.0005:
+                    best_word = "take" if worth > -1.0 else "drop"
                     mistakes.append(
                         Mistake(seat, move_no[seat] + 1, None, move.action, best_word, loss)
                     )

@@ -10,7 +10,13 @@ from typing import Any
 import pytest
 
 from door.games.backgammon.moves import ACCEPT, BEAVER, DOUBLE, DROP, REJECT, ROLL, TAKE
-from door.games.backgammon.position import DECIDE, DOUBLED, RESIGNING, BackgammonState
+from door.games.backgammon.position import (
+    DECIDE,
+    DOUBLED,
+    RESIGNING,
+    BackgammonState,
+    check_board,
+)
 from door.games.backgammon.rules import BackgammonRules
 from door.services import bgengine
 from door.services.bgengine import BgEngine, has_bgsage, review_log
@@ -127,11 +133,12 @@ def engine(kind: str) -> BgEngine:
 def money(me: tuple[int, ...], opp: tuple[int, ...], phase: str, **changes: Any) -> BackgammonState:
     state = RULES.new_game(2, {"match_length": 0})
     state = replace(state, turn=0, phase=phase, dice=None, **changes)
+    check_board((me, opp))
     return state.with_board(me, opp)
 
 
 # Seat 0 (on roll) is far ahead in a race: 8 checkers on low points against 15 far away.
-RACE_CRUSH = (side(p1=3, p2=3, p3=2), side(p24=5, p20=5, p19=5))
+RACE_CRUSH = (side(p1=3, p2=3, p3=2), side(p13=5, p14=5, p15=5))
 EVEN = (side(p6=5, p8=3, p13=5, p24=2), side(p6=5, p8=3, p13=5, p24=2))
 
 
@@ -180,6 +187,30 @@ def test_a_single_resignation_is_rejected_when_a_gammon_is_near(kind: str) -> No
     me, opp = side(p1=2, p2=2, p3=1), side(p13=5, p14=5, p15=5)
     state = replace(money(me, opp, RESIGNING, resigner=1, resign_level=1), turn=1)
     assert engine(kind).choose(state) == REJECT
+
+
+def beavered(me: tuple[int, ...], opp: tuple[int, ...]) -> BackgammonState:
+    """Seat 0 doubled to 2 and seat 1 beavered: the cube is on 4, seat 1's, and seat 0
+    must take or drop the redouble."""
+    state = RULES.new_game(2, {"match_length": 0, "beavers": True})
+    state = replace(state, turn=0, phase=DOUBLED, dice=None, cube=4, cube_owner=1, beavered=True)
+    check_board((me, opp))
+    state = state.with_board(me, opp)
+    assert RULES.to_act(state) == 0
+    assert set(RULES.legal_moves(state)) == {TAKE, DROP}
+    return state
+
+
+@pytest.mark.parametrize("kind", ENGINES)
+def test_a_doubler_takes_a_beaver_in_an_even_game(kind: str) -> None:
+    assert engine(kind).choose(beavered(*EVEN)) == TAKE
+
+
+@pytest.mark.parametrize("kind", ENGINES)
+def test_a_doubler_facing_a_beaver_in_a_lost_race_drops_it(kind: str) -> None:
+    # Seat 0 (who doubled, wrongly) is far behind and likely to be gammoned.
+    me, opp = RACE_CRUSH[1], RACE_CRUSH[0]
+    assert engine(kind).choose(beavered(me, opp)) == DROP
 
 
 # --- hints and reviews ------------------------------------------------------------------------
