@@ -202,6 +202,15 @@ def beavered(me: tuple[int, ...], opp: tuple[int, ...]) -> BackgammonState:
 
 
 @pytest.mark.parametrize("kind", ENGINES)
+def test_a_double_from_a_lost_position_is_beavered_where_beavers_are_on(kind: str) -> None:
+    me, opp = RACE_CRUSH[1], RACE_CRUSH[0]  # seat 0 doubles while far behind
+    state = money(me, opp, DOUBLED)
+    state = replace(state, options=replace(state.options, beavers=True))
+    assert BEAVER in RULES.legal_moves(state)
+    assert engine(kind).choose(state) == BEAVER
+
+
+@pytest.mark.parametrize("kind", ENGINES)
 def test_a_doubler_takes_a_beaver_in_an_even_game(kind: str) -> None:
     assert engine(kind).choose(beavered(*EVEN)) == TAKE
 
