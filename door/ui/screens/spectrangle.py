@@ -192,7 +192,7 @@ class SpectrangleScreen(GameScreenBase):
         if self.mode != "type" and self.help_event(event):
             return None
         if isinstance(event, Text) and len(event.text) > 1 and self.mode != "type":
-            # Typed ahead (or pasted): one key at a time, so ":13/7 8/7" opens the line
+            # Typed ahead (or pasted): one key at a time, so ":RGY3@11:1" opens the line
             # editor and fills it.
             for ch in event.text:
                 transition = await self.on_event(Text(ch), ctx)
