@@ -358,12 +358,11 @@ async def test_fuzz_random_bytes_never_break_the_server(
     assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
 
 
-_FUZZ_PORTS: dict[int, int] = {}
-
-
 async def fuzz_port(start: Starter) -> int:
-    # One server per event loop run: hypothesis calls the test body many times.
-    loop_id = id(asyncio.get_running_loop())
-    if loop_id not in _FUZZ_PORTS:
-        _FUZZ_PORTS[loop_id] = await start()
-    return _FUZZ_PORTS[loop_id]
+    # One server for all of hypothesis' examples: it is the fixture's, so it is closed
+    # when the test ends.
+    port: int | None = getattr(start, "fuzz_port", None)
+    if port is None:
+        port = await start()
+        start.fuzz_port = port  # type: ignore[attr-defined]
+    return port
