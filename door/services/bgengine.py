@@ -138,11 +138,41 @@ class RankedPlay:
     equity: float
 
 
+class AnalyzerPool:
+    """bgsage analyzers by (depth, cubeful), built on first use and shared by the levels.
+
+    Each one holds its own copy of the networks and the bearoff database (30-40 MB), so
+    the three levels share two: 1-ply cubeful and 2-ply cubeless. Thread-safe.
+    """
+
+    def __init__(self, module: Any, threads: int = 0) -> None:
+        self._module = module
+        self._threads = threads
+        self._made: dict[tuple[str, bool], Any] = {}
+        self._lock = threading.Lock()
+
+    def get(self, ply: str, *, cubeful: bool) -> Any:
+        with self._lock:
+            key = (ply, cubeful)
+            if key not in self._made:
+                self._made[key] = self._module.BgBotAnalyzer(
+                    eval_level=ply, cubeful=cubeful, parallel_threads=self._threads
+                )
+            return self._made[key]
+
+
+def analyzer_pool(threads: int = 0) -> AnalyzerPool | None:
+    """A pool to share between :class:`BgEngine` instances; ``None`` without bgsage."""
+    module = load_bgsage()
+    return AnalyzerPool(module, threads) if module is not None else None
+
+
 class BgEngine:
     """Backgammon decisions at one level.
 
     ``engine`` is ``"bgsage"`` or ``"pubeval"``: the one actually in use (bgsage is chosen
-    when it loads, unless ``use_bgsage=False``).
+    when it loads, unless ``use_bgsage=False``). Engines of several levels should share
+    one :class:`AnalyzerPool` (``analyzers``) to load bgsage's networks once.
     """
 
     def __init__(
@@ -152,6 +182,7 @@ class BgEngine:
         use_bgsage: bool | None = None,
         rng: random.Random | None = None,
         threads: int = 0,
+        analyzers: AnalyzerPool | None = None,
     ) -> None:
         if level not in _LEVEL_SETTINGS:
             known = ", ".join(name for name, _ in BG_LEVELS)
@@ -166,21 +197,25 @@ class BgEngine:
         self._play_analyzer: Any = None
         self._quick: Any = None
         self._cpp: Any = None
+        self._deep = False
         if module is not None:
             # bgsage's compiled core, shipped in the same wheel (cube arithmetic).
             self._cpp = importlib.import_module("bgbot_cpp")
-            self._quick = module.BgBotAnalyzer(eval_level="1ply", cubeful=False)
+            pool = analyzers if analyzers is not None else AnalyzerPool(module, threads)
             ply, _ = _LEVEL_SETTINGS[level]
-            self._analyzer = module.BgBotAnalyzer(eval_level=ply, parallel_threads=threads)
-            # Deeper than 1-ply, bgsage's cubeful checker play re-searches every candidate
-            # cube-aware (over a second for a 4-4 with 200 plays); the cubeless search
-            # narrows to the best few at 1-ply first, which keeps a move within the
-            # latency budget. The cube itself is still decided cubefully.
-            self._play_analyzer = (
-                module.BgBotAnalyzer(eval_level=ply, cubeful=False, parallel_threads=threads)
-                if ply != "1ply"
-                else self._analyzer
-            )
+            # One network evaluation for quick estimates (post-move analyses ignore the
+            # analyzer's cubeful flag, so the 1-ply cubeful analyzer serves).
+            self._quick = pool.get("1ply", cubeful=True)
+            if ply == "1ply":
+                self._play_analyzer = self._analyzer = self._quick
+            else:
+                # Deeper than 1-ply, bgsage's cubeful checker play re-searches every
+                # candidate cube-aware (over a second for a 4-4 with 200 plays); the
+                # cubeless search narrows to the best few at 1-ply first, and those are
+                # then re-scored cube-aware (see ``_cubeful_top``). Post-move analyses
+                # of the same analyzer give cubeful equities.
+                self._deep = True
+                self._play_analyzer = self._analyzer = pool.get(ply, cubeful=False)
         noise = _LEVEL_SETTINGS[level][1] if module is not None else _FALLBACK_NOISE[level]
         self.noise = noise
 
@@ -293,7 +328,7 @@ class BgEngine:
             force_boards=force,
         )
         found = {tuple(m.board): float(m.equity) for m in result.moves}
-        if self._play_analyzer is not self._analyzer and found:
+        if self._deep and found:
             found = self._cubeful_top(state, result.moves, found, force)
         worst = min(found.values(), default=0.0)
         out = []

@@ -61,6 +61,7 @@ class BotBrains:
         self.rng = rng if rng is not None else random.Random(secrets.randbits(64))
         self._bgsage_threads = bgsage_threads
         self._engines: dict[str, bgengine.BgEngine] = {}
+        self._pool: bgengine.AnalyzerPool | None = None
         self._lock = threading.Lock()
 
     def engine(self, level: str) -> bgengine.BgEngine:
@@ -68,10 +69,13 @@ class BotBrains:
         with self._lock:
             eng = self._engines.get(level)
             if eng is None:
+                if self._pool is None:
+                    self._pool = bgengine.analyzer_pool(self._bgsage_threads)
                 eng = bgengine.BgEngine(
                     level,
                     rng=random.Random(self.rng.getrandbits(64)),
                     threads=self._bgsage_threads,
+                    analyzers=self._pool,
                 )
                 self._engines[level] = eng
             return eng
