@@ -1,0 +1,1 @@
+"""Long-running simulations on a fake clock."""
