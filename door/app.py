@@ -20,7 +20,7 @@ from typing import Any
 
 from door.config import Config
 from door.net.base import BaseTerminal
-from door.net.limits import ConnectionLimiter, LoginGuard
+from door.net.limits import ConnectionLimiter, LoginGuard, ThrottledAccounts, hashing_slots
 from door.net.login import LoginAborted, login_dialogue, printable, register_dialogue
 from door.ui.terminal import Terminal
 
@@ -84,6 +84,7 @@ class App:
             base_delay=limits.login_delay_s,
             max_delay=limits.login_delay_s * 8,
         )
+        self.accounts: Any = None  # the accounts service, hashing throttled (after start)
         self.sessions: set[BaseTerminal] = set()
         self.ports: dict[str, int] = {}
         self._servers: list[Any] = []
@@ -110,6 +111,9 @@ class App:
 
             cfg.data_dir.mkdir(parents=True, exist_ok=True)
             self.services = await build_services(cfg)
+        self.accounts = ThrottledAccounts(
+            self.services.accounts, hashing_slots(limits.login_concurrency)
+        )
         host = cfg.server.host
         common: dict[str, Any] = dict(
             idle_timeout=float(limits.idle_timeout_s),
@@ -137,7 +141,7 @@ class App:
                 host,
                 port,
                 self._ssh_session,
-                accounts=self.services.accounts,
+                accounts=self.accounts,
                 host_key=load_host_key(cfg.data_dir),
                 settings=SSHSettings(**common),
                 limiter=self.limiter,
@@ -200,7 +204,7 @@ class App:
         try:
             user = await login_dialogue(
                 terminal,
-                services.accounts,
+                self.accounts,
                 self.guard,
                 address=terminal.address,
                 server_name=self.config.server.name,
@@ -218,7 +222,7 @@ class App:
         try:
             if user is None:
                 user = await register_dialogue(
-                    terminal, services.accounts, max_len=self.config.limits.max_line
+                    terminal, self.accounts, max_len=self.config.limits.max_line
                 )
                 if user is None:
                     return

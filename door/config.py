@@ -49,6 +49,7 @@ class LimitsConfig:
     login_failures_block: int = 10
     login_block_window_s: int = 600
     login_delay_s: float = 1.0
+    login_concurrency: int = 0
     negotiation_wait_s: float = 1.5
     probe_timeout_s: float = 1.0
     shutdown_grace_s: float = 10.0

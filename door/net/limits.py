@@ -1,14 +1,18 @@
-"""Connection limits, growing delays after failed logins, and temporary address blocks.
+"""Connection limits, growing delays after failed logins, temporary address blocks, and a
+cap on password hashing running at once.
 
-Both classes are plain bookkeeping with an injectable monotonic clock, shared by every
-listener of one server process.
+The limiter and the guard are plain bookkeeping with an injectable monotonic clock, shared
+by every listener of one server process.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 
 class ConnectionLimiter:
@@ -97,3 +101,34 @@ class LoginGuard:
         times.append(self._clock())
         self._failures[address] = times
         return float(min(self.max_delay, self.base_delay * 2.0 ** (len(times) - 1)))
+
+
+def hashing_slots(configured: int) -> int:
+    """How many password hashes may run at once: ``configured``, or (0) one per CPU but one."""
+    if configured > 0:
+        return configured
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+class ThrottledAccounts:
+    """The accounts service with at most ``slots`` password checks or sign-ups at a time.
+
+    scrypt is deliberately slow (~50 ms of CPU) and runs in worker threads; a burst of
+    logins would otherwise take every core and starve the event loop that serves everyone
+    else's keys. Excess logins wait their turn instead. Other methods pass through.
+    """
+
+    def __init__(self, accounts: Any, slots: int) -> None:
+        self._accounts = accounts
+        self._slots = asyncio.Semaphore(slots)
+
+    async def authenticate(self, name: str, password: str) -> Any:
+        async with self._slots:
+            return await self._accounts.authenticate(name, password)
+
+    async def register(self, name: str, password: str) -> Any:
+        async with self._slots:
+            return await self._accounts.register(name, password)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._accounts, name)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from door.net.limits import ConnectionLimiter, LoginGuard
+import asyncio
+import os
+
+from door.net.limits import ConnectionLimiter, LoginGuard, ThrottledAccounts, hashing_slots
 
 
 class FakeClock:
@@ -70,3 +73,31 @@ def test_failures_spread_beyond_the_window_do_not_block() -> None:
         guard.record_failure("x")
         clock.now += 301
     assert guard.blocked_for("x") == 0
+
+
+async def test_password_checks_wait_for_a_free_slot() -> None:
+    running = 0
+    most = 0
+
+    class SlowAccounts:
+        async def authenticate(self, name: str, password: str) -> str:
+            nonlocal running, most
+            running += 1
+            most = max(most, running)
+            await asyncio.sleep(0.02)
+            running -= 1
+            return name
+
+        async def by_name(self, name: str) -> str:
+            return "passed through"
+
+    accounts = ThrottledAccounts(SlowAccounts(), slots=2)
+    names = await asyncio.gather(*(accounts.authenticate(f"u{i}", "pw") for i in range(7)))
+    assert names == [f"u{i}" for i in range(7)]
+    assert most == 2
+    assert await accounts.by_name("x") == "passed through"
+
+
+def test_hashing_slots_default_to_one_per_cpu_but_one() -> None:
+    assert hashing_slots(3) == 3
+    assert hashing_slots(0) == max(1, (os.cpu_count() or 2) - 1)
