@@ -41,7 +41,8 @@ def side(**points: int) -> tuple[int, ...]:
 def play_game(
     engines: tuple[BgEngine, BgEngine], options: dict[str, Any], rng: random.Random
 ) -> tuple[BackgammonState, list[tuple[str, int | None, dict[str, Any]]]]:
-    """A whole match; every bot action must be legal and read back from its notation.
+    """A whole match; every bot action must read back from its notation and be legal
+    (``apply`` refuses anything else).
     Returns the final state and the log as the game service would store it."""
     state = RULES.new_game(2, options)
     log: list[tuple[str, int | None, dict[str, Any]]] = []
@@ -55,11 +56,10 @@ def play_game(
         seat = RULES.to_act(state)
         assert seat is not None
         move = engines[seat].choose(state)
-        assert move in RULES.legal_moves(state)
         text = RULES.format_move(state, move)
         parsed = RULES.parse_move(state, text)
         assert RULES.format_move(state, parsed) == text
-        after = RULES.apply(state, parsed)
+        after = RULES.apply(state, parsed)  # refuses an illegal move
         log.append(("move", seat, {"move": text}))
         state = after
     return state, log
@@ -74,23 +74,25 @@ MONEY_VARIANTS = [
 
 
 @pytest.mark.usefixtures("no_bgsage")
-def test_fallback_bots_make_only_legal_moves_over_seventy_games() -> None:
+def test_fallback_bots_make_only_legal_moves_over_a_hundred_and_fifty_games() -> None:
     rng = random.Random(1)
     a = BgEngine("bg-beginner", rng=random.Random(2))
     b = BgEngine("bg-intermediate", rng=random.Random(3))
     assert a.engine == b.engine == "pubeval"
-    for game in range(70):
+    for game in range(150):
         final, _ = play_game((a, b) if game % 2 else (b, a), MONEY_VARIANTS[game % 4], rng)
         assert RULES.outcome(final) is not None
 
 
 @needs_bgsage
-def test_bgsage_bots_make_only_legal_moves_over_seventy_games() -> None:
+def test_bgsage_bots_make_only_legal_moves_over_fifty_games() -> None:
+    # bgsage only ranks the rules' own plays, so the volume is in the fallback test above;
+    # these games exercise bgsage's cube, take and beaver decisions against the rules.
     rng = random.Random(4)
     a = BgEngine("bg-beginner", rng=random.Random(5))
     b = BgEngine("bg-intermediate", rng=random.Random(6))
     assert a.engine == "bgsage"
-    for game in range(70):
+    for game in range(50):
         final, _ = play_game((a, b) if game % 2 else (b, a), MONEY_VARIANTS[game % 4], rng)
         assert RULES.outcome(final) is not None
 
