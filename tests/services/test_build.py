@@ -1,0 +1,64 @@
+"""build_services: the composition of the services from a configuration."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from door.config import Config, GamesConfig, load_config
+from door.services import build_services
+from door.services.clock import FakeClock
+from door.services.games import SeatSpec
+
+
+def config_in(tmp_path: Path, **games: Any) -> Config:
+    config = load_config(None, tmp_path)
+    return dataclasses.replace(config, games=dataclasses.replace(GamesConfig(), **games))
+
+
+async def test_build_services_upgrades_a_new_database_and_closes_cleanly(tmp_path: Path) -> None:
+    services = await build_services(config_in(tmp_path, bots=False), start_background=False)
+    try:
+        user = await services.accounts.register("Alice", "secret")
+        assert (await services.accounts.get(user.id)).name == "Alice"
+        assert {k for k, _ in services.games.kinds()} == {"backgammon", "spectrangle"}
+        assert services.bots is None
+    finally:
+        await services.close()
+    assert (tmp_path / "door.sqlite3").is_file()
+
+
+async def test_the_background_sweeper_applies_timeouts(tmp_path: Path) -> None:
+    clock = FakeClock()
+    services = await build_services(
+        config_in(tmp_path, bots=False, sweep_interval_s=0.02),
+        clock=clock,
+    )
+    try:
+        a = await services.accounts.register("Alice", "secret")
+        b = await services.accounts.register("Bob", "secret")
+        info = await services.games.begin(
+            a.id, "backgammon", {"match_length": 1}, [SeatSpec("me"), SeatSpec("user", "Bob")]
+        )
+        await services.games.join(info.id, b.id)
+        clock.advance(timedelta(days=8))
+        for _ in range(200):
+            if (await services.games.get(info.id)).info.status == "finished":
+                break
+            await asyncio.sleep(0.01)
+        assert (await services.games.get(info.id)).info.status == "finished"
+    finally:
+        await services.close()
+
+
+async def test_bots_are_built_and_stopped_when_configured(tmp_path: Path) -> None:
+    services = await build_services(config_in(tmp_path, bots=True))
+    try:
+        assert services.bots is not None
+        assert services.games.on_after_commit is not None
+    finally:
+        await services.close()
+    assert services.games.on_after_commit is None
