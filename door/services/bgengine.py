@@ -45,11 +45,25 @@ from door.games.backgammon.position import (
 from door.games.backgammon.rules import BackgammonRules
 
 BG_LEVELS: tuple[tuple[str, str], ...] = (
-    ("bg-beginner", "Beginner: makes a fair number of mistakes"),
-    ("bg-intermediate", "Intermediate: a solid club player (bgsage 1-ply)"),
-    ("bg-expert", "Expert: looks two rolls ahead (bgsage 2-ply)"),
+    ("bg-beginner", "Beginner: plays by feel and makes a fair number of mistakes"),
+    ("bg-intermediate", "Intermediate: a steady club player"),
+    ("bg-expert", "Expert: looks two rolls ahead"),
 )
-"""Backgammon bot levels, weakest first: (level name, description)."""
+"""Backgammon bot levels, weakest first: (level name, description), as played with
+bgsage; :func:`bg_levels` gives the descriptions true on this machine."""
+
+_FALLBACK_DESCRIPTIONS = {
+    "bg-beginner": "Beginner: plays by feel and makes a fair number of mistakes",
+    "bg-intermediate": "Intermediate: a simple evaluator, sensible but beatable",
+    "bg-expert": "Expert: as Intermediate here (this server lacks the bgsage engine)",
+}
+
+
+def bg_levels() -> list[tuple[str, str]]:
+    """The backgammon levels with descriptions of how they play on this machine."""
+    if has_bgsage():
+        return list(BG_LEVELS)
+    return [(name, _FALLBACK_DESCRIPTIONS[name]) for name, _ in BG_LEVELS]
 
 # Per level: bgsage evaluation depth, and the standard deviation (in equity) of the noise
 # added to each candidate's equity. The fallback uses only the noise.

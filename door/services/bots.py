@@ -43,6 +43,7 @@ _LEVELS_BY_KIND: dict[str, tuple[tuple[str, str], ...]] = {
     "backgammon": bgengine.BG_LEVELS,
     "spectrangle": SPECTRANGLE_LEVELS,
 }
+"""Level names by game kind (descriptions as with bgsage; see :func:`levels`)."""
 _DEFAULT_LEVEL = {"backgammon": "bg-intermediate", "spectrangle": "spectrangle-greedy"}
 
 # A rules bug or a broken engine must never make a bot spin on one game.
@@ -62,18 +63,21 @@ class BotBrains:
         self._bgsage_threads = bgsage_threads
         self._engines: dict[str, bgengine.BgEngine] = {}
         self._pool: bgengine.AnalyzerPool | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the shared rng
+        self._build_lock = threading.Lock()  # building an engine takes up to a second
 
     def engine(self, level: str) -> bgengine.BgEngine:
         """The backgammon engine for ``level`` (built once)."""
-        with self._lock:
+        with self._build_lock:
             eng = self._engines.get(level)
             if eng is None:
                 if self._pool is None:
                     self._pool = bgengine.analyzer_pool(self._bgsage_threads)
+                with self._lock:
+                    seed = self.rng.getrandbits(64)
                 eng = bgengine.BgEngine(
                     level,
-                    rng=random.Random(self.rng.getrandbits(64)),
+                    rng=random.Random(seed),
                     threads=self._bgsage_threads,
                     analyzers=self._pool,
                 )
@@ -124,7 +128,11 @@ class BotBrains:
 
 
 def levels(kind: str) -> list[tuple[str, str]]:
-    """The bot levels of a game kind: (level name, description), weakest first."""
+    """The bot levels of a game kind: (level name, description), weakest first; the
+    backgammon descriptions say how the levels play on this machine (with or without
+    bgsage)."""
+    if kind == "backgammon":
+        return bgengine.bg_levels()
     return list(_LEVELS_BY_KIND.get(kind, ()))
 
 

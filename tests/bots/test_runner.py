@@ -14,7 +14,7 @@ from door.games.backgammon.rules import BackgammonRules
 from door.games.spectrangle.rules import SpectrangleRules
 from door.services import Services, bgengine
 from door.services.bgengine import BgEngine, has_bgsage
-from door.services.bots import BotBrains, BotRunner, all_levels
+from door.services.bots import BotBrains, BotRunner, all_levels, levels
 from door.services.games import GameSnapshot, SeatSpec
 
 ME = SeatSpec("me")
@@ -67,6 +67,12 @@ async def test_levels_lists_each_games_levels_weakest_first(runner: BotRunner) -
         "spectrangle-strong",
     ]
     assert runner.levels("chess") == []
+
+
+def test_without_bgsage_the_level_descriptions_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bgengine, "load_bgsage", lambda: None)
+    described = dict(levels("backgammon"))
+    assert "lacks the bgsage engine" in described["bg-expert"]
 
 
 async def test_spectrangle_bot_replies_within_a_second_of_a_humans_move(
