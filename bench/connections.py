@@ -172,6 +172,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await asyncio.sleep(0.5)
             baseline = rss_kib(proc.pid)
             cpu_before = cpu_seconds(proc.pid)
+            client_before = cpu_seconds(os.getpid())
             load_before = os.getloadavg()[0]
 
             gap = 1.0 / args.rate
@@ -183,6 +184,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 await asyncio.sleep(gap)
             await asyncio.gather(*tasks)
             cpu_ramp = cpu_seconds(proc.pid) - cpu_before
+            client_ramp = cpu_seconds(os.getpid()) - client_before
             for client in clients:
                 idlers.append(asyncio.create_task(client.idle()))
             await asyncio.sleep(1.0)
@@ -218,6 +220,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "rss_kib_per_session": round((loaded - baseline) / max(1, len(ramp)), 1),
         "server_rss_mib": round(loaded / 1024, 1),
         "server_cpu_ms_per_login": round(cpu_ramp * 1000 / max(1, len(ramp)), 1),
+        "client_cpu_ms_per_login": round(client_ramp * 1000 / max(1, len(ramp)), 1),
         "load_avg_at_start": round(load_before, 2),
         "cpus": os.cpu_count(),
         "burst": args.burst,
