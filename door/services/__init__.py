@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from door.services.accounts import Accounts
 from door.services.clock import Clock, SystemClock
 from door.services.games import GameService
-from door.services.notify import Hub, LocalHub
+from door.services.notify import Hub, LocalHub, PgHub
 from door.services.ratings import Ratings
 from door.store.db import Database
 
@@ -68,6 +68,8 @@ class Services:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks.clear()
+        if isinstance(self.hub, PgHub):
+            await self.hub.stop()
         await self.db.dispose()
 
 
@@ -86,7 +88,14 @@ async def build_services(
     db = Database(config.database_url, busy_timeout_ms=config.database.busy_timeout_ms)
     if config.database.auto_upgrade:
         await db.upgrade()
-    hub = LocalHub()
+    hub: LocalHub
+    if db.is_sqlite:
+        hub = LocalHub()
+    else:
+        # Several door processes may share a PostgreSQL database: hear their moves too.
+        hub = PgHub(db)
+        if start_background:
+            await hub.start()
     services = Services(
         db=db,
         accounts=Accounts(db, clock),

@@ -2,18 +2,25 @@
 
 The game service publishes a :class:`Notice` after each commit; connected sessions
 subscribe by user (their own games) or by game (the play screen, spectators).
-:class:`LocalHub` does this inside one process. Several processes sharing one PostgreSQL
-database can implement :class:`Hub` with LISTEN/NOTIFY: ``publish`` sends the notice as
-JSON (:func:`notice_to_json`) and a listener task feeds it to the local subscribers with
-:meth:`LocalHub.deliver`.
+:class:`LocalHub` does this inside one process. :class:`PgHub` adds PostgreSQL
+LISTEN/NOTIFY so that several processes sharing one database hear each other's moves:
+``publish`` delivers locally and sends the notice as JSON; each listener feeds it to its
+own subscribers with :meth:`LocalHub.deliver`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import secrets
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
+
+if TYPE_CHECKING:
+    from door.store.db import Database
+
+log = logging.getLogger(__name__)
 
 NoticeKind = Literal["move", "your_turn", "finished", "joined"]
 
@@ -169,3 +176,49 @@ class LocalHub:
             subs.remove(sub)
             if not subs:
                 del self._subs[key]
+
+
+class PgHub(LocalHub):
+    """A :class:`Hub` shared by every door process on one PostgreSQL database.
+
+    ``publish`` delivers to this process's subscribers at once and sends the notice
+    through LISTEN/NOTIFY; the other processes deliver it to theirs. A process ignores
+    its own notices when they come back (each carries an origin token).
+    """
+
+    def __init__(self, db: Database, queue_size: int = 100) -> None:
+        from door.store.pgnotify import PgChannel
+
+        super().__init__(queue_size)
+        self.origin = secrets.token_hex(8)
+        self._channel = PgChannel(db, self._received)
+        self._sending: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        """Start listening for the other processes' notices."""
+        await self._channel.start()
+
+    async def stop(self) -> None:
+        """Stop listening (waits for notices still being sent)."""
+        if self._sending:
+            await asyncio.gather(*self._sending, return_exceptions=True)
+        await self._channel.stop()
+
+    def publish(self, notice: Notice) -> None:
+        self.deliver(notice)
+        payload = json.dumps({"origin": self.origin, "notice": json.loads(notice_to_json(notice))})
+        task = asyncio.ensure_future(self._send(payload))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    async def _send(self, payload: str) -> None:
+        try:
+            await self._channel.notify(payload)
+        except Exception:  # a lost notice only delays a screen refresh; never crash
+            log.exception("could not send a notice to the other processes")
+
+    def _received(self, payload: str) -> None:
+        raw = json.loads(payload)
+        if raw.get("origin") == self.origin:
+            return
+        self.deliver(notice_from_json(json.dumps(raw["notice"])))

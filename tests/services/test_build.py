@@ -62,3 +62,24 @@ async def test_bots_are_built_and_stopped_when_configured(tmp_path: Path) -> Non
     finally:
         await services.close()
     assert services.games.on_after_commit is None
+
+
+async def test_on_postgresql_the_hub_listens_across_processes(
+    tmp_path: Path, pg_url: str, pg_template: str
+) -> None:
+    from door.config import DatabaseConfig
+    from door.services.notify import PgHub
+    from tests.store import dbutil
+
+    config = dataclasses.replace(
+        config_in(tmp_path, bots=False),
+        database=DatabaseConfig(url=dbutil.pg_database_url(pg_url, pg_template)),
+    )
+    services = await build_services(config)
+    try:
+        assert isinstance(services.hub, PgHub)
+        await dbutil.truncate_all(services.db)
+        user = await services.accounts.register("Alice", "secret")
+        assert (await services.accounts.by_name("alice")) == user
+    finally:
+        await services.close()

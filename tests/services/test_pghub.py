@@ -1,0 +1,45 @@
+"""PostgreSQL LISTEN/NOTIFY: two door processes on one database hear each other's notices."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from door.services.notify import Notice, PgHub
+from door.store.db import Database
+from tests.store import dbutil
+
+
+@pytest.fixture
+async def two_processes(pg_url: str, pg_template: str) -> AsyncIterator[tuple[PgHub, PgHub]]:
+    url = dbutil.pg_database_url(pg_url, pg_template)
+    dbs = [Database(url), Database(url)]
+    hubs = (PgHub(dbs[0]), PgHub(dbs[1]))
+    for hub in hubs:
+        await hub.start()
+    yield hubs
+    for hub in hubs:
+        await hub.stop()
+    for db in dbs:
+        await db.dispose()
+
+
+async def test_a_notice_published_in_one_process_reaches_the_other(
+    two_processes: tuple[PgHub, PgHub],
+) -> None:
+    here, there = two_processes
+    theirs = there.subscribe(7)
+    mine = here.subscribe(7)
+    notice = Notice(3, "your_turn", (7,), "Backgammon #3: it is your turn", 12)
+    here.publish(notice)
+    assert await asyncio.wait_for(theirs.get(), 5) == notice
+    assert await asyncio.wait_for(mine.get(), 1) == notice
+    await asyncio.sleep(0.2)  # our own NOTIFY comes back too: it must not be delivered twice
+    assert mine.get_nowait() is None
+
+
+def test_sqlite_cannot_listen(tmp_path: object) -> None:
+    with pytest.raises(ValueError, match="PostgreSQL"):
+        PgHub(Database(f"sqlite+aiosqlite:///{tmp_path}/x.sqlite3"))
