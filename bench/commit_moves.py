@@ -113,7 +113,9 @@ def raw_database(path: Path) -> sqlite3.Connection:
         "payload TEXT, created_at TEXT, PRIMARY KEY (game_id, seq))"
     )
     conn.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, snapshot TEXT, version INTEGER)")
+    conn.execute("BEGIN")
     conn.executemany("INSERT INTO games VALUES (?, '', 0)", [(i,) for i in range(1, 100_000)])
+    conn.execute("COMMIT")
     return conn
 
 

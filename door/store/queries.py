@@ -236,7 +236,8 @@ def _dt_to_sqlite(value: datetime | None) -> str | None:
         return None
     if value.tzinfo is None:
         raise ValueError("naive datetime given to a UTC column")
-    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    # the text SQLAlchemy's SQLite DATETIME writes: "YYYY-MM-DD HH:MM:SS.ffffff"
+    return value.astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
 
 
 def _dt_from_sqlite(value: str | None) -> datetime | None:
