@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import random
 import secrets
 import threading
@@ -36,6 +37,8 @@ from door.services.notify import Hub, Notice, NoticeKind
 from door.store import queries as q
 from door.store.db import Database
 
+log = logging.getLogger(__name__)
+
 AnyRules = GameRules[Any, Any, Any]
 Status = Literal["open", "active", "finished", "abandoned"]
 ListWhich = Literal["open", "active", "mine", "waiting", "finished"]
@@ -45,6 +48,7 @@ DEADLINE_MAX_HOURS = 720
 DEFAULT_DEADLINE_HOURS = 168
 TIMEOUTS_TO_FORFEIT = 3
 MAX_CHANCE_CHAIN = 1000  # a rules bug must not hang a transaction
+MAX_MOVE_TEXT = 200
 STATE_CACHE_SIZE = 4096
 T = TypeVar("T")
 
@@ -390,7 +394,14 @@ class GameService:
                 self._start(conn, self._load(conn, game_id), now, change)
             return self._snapshot_now(conn, game_id, creator_id)
 
-        snapshot = await self.db.transact(action)
+        for attempt in range(3):
+            try:
+                snapshot = await self.db.transact(action)
+                break
+            except q.IntegrityError:
+                # another game created the same bot account at this moment: try again
+                if attempt == 2:
+                    raise LobbyError("the game could not be set up; please try again") from None
         self._after_commit(snapshot, change)
         return snapshot.info
 
@@ -539,6 +550,8 @@ class GameService:
         rules' errors (nothing is written when anything is refused)."""
         if not isinstance(move_text, str) or not move_text.strip():
             raise InvalidMoveError("type a move")
+        if len(move_text) > MAX_MOVE_TEXT:
+            raise InvalidMoveError("that is far too long to be a move")
         text = move_text.strip()
         now = self.clock.now()
         change = _Change(game_id, moved=True, actor=user_id)
@@ -602,7 +615,14 @@ class GameService:
 
     async def mark_seen(self, game_id: int, user_id: int, seq: int) -> None:
         """Note that ``user_id`` has seen the game up to event ``seq`` (never goes back)."""
-        await self.db.transact(lambda conn: q.mark_seen(conn, game_id, user_id, int(seq)))
+
+        def action(conn: Any) -> None:
+            row = q.game_row(conn, game_id)
+            if row is not None:
+                # never past the end of the log, or later events would count as seen
+                q.mark_seen(conn, game_id, user_id, min(int(seq), int(row.last_seq)))
+
+        await self.db.transact(action)
 
     async def since_last_visit(self, user_id: int) -> VisitSummary:
         """Moves made against ``user_id``, games finished and games waiting on them,
@@ -646,6 +666,10 @@ class GameService:
             try:
                 snapshot = await self.db.transact(action)
             except _Stale:
+                continue
+            except Exception:
+                # One game the rules cannot time out must not stop the sweep of the rest.
+                log.exception("game %d: could not apply its timeout", item.id)
                 continue
             if snapshot is not None:
                 applied += 1
@@ -703,8 +727,8 @@ class GameService:
             state = rules.new_game(len(seats), row.options)
             for ev in events:
                 state = apply_logged_event(rules, state, ev.kind, ev.seat, ev.payload)
-        except (ValueError, KeyError, TypeError, IndexError) as exc:
-            return f"game {game_id}: the log does not replay: {exc}"
+        except Exception as exc:  # a tampered log can break the rules in any way
+            return f"game {game_id}: the log does not replay: {exc!r}"
         replayed = dump_state(rules, state)
         if replayed != row.snapshot:
             return (
@@ -716,6 +740,11 @@ class GameService:
             return f"game {game_id}: marked finished but the replayed game is not over"
         if row.status == "active" and outcome is not None:
             return f"game {game_id}: marked active but the replayed game is over"
+        if row.status == "active" and row.to_act != rules.to_act(state):
+            return (
+                f"game {game_id}: seat {row.to_act} is marked to act "
+                f"but the replay says seat {rules.to_act(state)}"
+            )
         return None
 
     async def game_ids(self) -> list[int]:

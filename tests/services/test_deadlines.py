@@ -112,3 +112,28 @@ async def test_finished_and_open_games_never_time_out(
     await games.submit(snap.info.id, player_to_act(snap), "1", snap.info.version)
     clock.advance(timedelta(days=60))
     assert await games.sweep_deadlines() == 0
+
+
+async def test_one_game_whose_timeout_fails_does_not_stop_the_sweep(
+    games: GameService,
+    clock: FakeClock,
+    alice: User,
+    bob: User,
+    carol: User,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    broken = await started(games, alice, bob)
+    fine = await started(games, bob, carol)
+    rules = games.registry["nim"]
+    original = rules.on_timeout
+
+    def on_timeout(state: object) -> object:
+        if state == broken.state:
+            raise ValueError("the rules cannot time this out")
+        return original(state)
+
+    monkeypatch.setattr(rules, "on_timeout", on_timeout)
+    clock.advance(timedelta(days=2))
+    assert await games.sweep_deadlines() == 1
+    assert (await games.get(fine.info.id)).info.version == fine.info.version + 1
+    assert (await games.get(broken.info.id)).info.version == broken.info.version

@@ -527,3 +527,23 @@ async def test_a_game_of_three_rates_everyone(
     assert sum(r.wins for r in rows) == 1 and sum(r.losses for r in rows) == 2
     assert abs(sum(r.rating for r in rows) - 3 * 1500) < 1e-6
     assert isinstance(NimRules().describe(done.state), str)
+
+
+async def test_mark_seen_never_passes_the_end_of_the_log(
+    games: GameService, alice: User, bob: User
+) -> None:
+    snap = await two_player_game(games, alice, bob, heap=50)
+    await games.mark_seen(snap.info.id, alice.id, 10_000)
+    assert (await games.get(snap.info.id, alice.id)).last_seen_seq == snap.info.last_seq
+    mover = player_to_act(snap)
+    await games.submit(snap.info.id, mover, "1", snap.info.version)
+    if mover == bob.id:
+        assert (await games.since_last_visit(alice.id)).moves_against_you == 1
+
+
+async def test_a_move_text_far_too_long_is_refused_without_reaching_the_rules(
+    games: GameService, alice: User, bob: User
+) -> None:
+    snap = await two_player_game(games, alice, bob)
+    with pytest.raises(InvalidMoveError, match="too long"):
+        await games.submit(snap.info.id, player_to_act(snap), "take 1 " * 100, snap.info.version)

@@ -159,9 +159,7 @@ async def test_random_games_replay_to_their_snapshots_and_door_check_is_clean(
     assert await games.replay_check(ids[4]) is None
 
 
-async def test_a_tampered_event_is_reported(
-    site: Site, capsys: pytest.CaptureFixture[str]
-) -> None:
+async def test_a_tampered_event_is_reported(site: Site, capsys: pytest.CaptureFixture[str]) -> None:
     _, ids = await play_many(site, 1)
     victim = ids[0]
     async with site.db.engine.begin() as conn:
@@ -178,3 +176,21 @@ async def test_door_check_on_a_missing_database_says_so(
     status = await asyncio.to_thread(door_main, ["check", "--data-dir", str(tmp_path / "none")])
     assert status == 2
     assert "door check" in capsys.readouterr().err
+
+
+async def test_replay_check_notices_a_wrong_seat_to_act(site: Site) -> None:
+    games = GameService(site.db, build_registry(), LocalHub(), FakeClock(), random.Random(5))
+    accounts = Accounts(site.db, games.clock)
+    a = await accounts.register("Ann", "secret")
+    b = await accounts.register("Ben", "secret")
+    info = await games.begin(a.id, "spectrangle", {}, [SeatSpec("me"), SeatSpec("user", "Ben")])
+    snap = await games.get((await games.join(info.id, b.id)).id)
+    assert snap.info.to_act is not None
+    assert await games.replay_check(info.id) is None
+    async with site.db.engine.begin() as conn:
+        await conn.execute(
+            text("UPDATE games SET to_act = :s WHERE id = :i"),
+            {"s": 1 - snap.info.to_act, "i": info.id},
+        )
+    problem = await games.replay_check(info.id)
+    assert problem is not None and "to act" in problem
