@@ -104,10 +104,16 @@ class LoginGuard:
 
 
 def hashing_slots(configured: int) -> int:
-    """How many password hashes may run at once: ``configured``, or (0) one per CPU but one."""
+    """How many password hashes may run at once: ``configured``, or (0) one per CPU.
+
+    One per CPU, not more: with asyncio's default pool (CPUs + 4 threads) a burst of
+    logins leaves the event loop a small fraction of a core; fewer than the CPUs starves
+    logins whenever anything else runs on the machine (measured: one slot on two shared
+    cores doubled the median login time).
+    """
     if configured > 0:
         return configured
-    return max(1, (os.cpu_count() or 2) - 1)
+    return max(1, os.cpu_count() or 1)
 
 
 class ThrottledAccounts:

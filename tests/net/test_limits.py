@@ -98,6 +98,6 @@ async def test_password_checks_wait_for_a_free_slot() -> None:
     assert await accounts.by_name("x") == "passed through"
 
 
-def test_hashing_slots_default_to_one_per_cpu_but_one() -> None:
+def test_hashing_slots_default_to_one_per_cpu() -> None:
     assert hashing_slots(3) == 3
-    assert hashing_slots(0) == max(1, (os.cpu_count() or 2) - 1)
+    assert hashing_slots(0) == max(1, os.cpu_count() or 1)
