@@ -136,7 +136,9 @@ class DoorTelnetServer(telnetlib3.TelnetServer):
         self._address: str | None = None
         self._refused = False
         self._max_buffer = int(kwargs.get("limit") or 65536)
-        self._paused = False
+        # Not ``_paused``: asyncio's flow control (which telnetlib3 inherits) uses that
+        # name for *writing*, and drain() would then wait forever.
+        self._input_paused = False
         # Input is parsed in slices, one per loop turn (see data_received).
         self._backlog = bytearray()
         self._slicing = False
@@ -221,11 +223,11 @@ class DoorTelnetServer(telnetlib3.TelnetServer):
         # telnetlib3's reader buffers without bound: stop reading the socket while the
         # session is this far behind (the kernel and TCP flow control hold the rest).
         if (
-            not self._paused
+            not self._input_paused
             and self.reader is not None
             and len(self.reader._buffer) > self._max_buffer
         ):
-            self._paused = True
+            self._input_paused = True
             self._update_reading()
         return True
 
@@ -243,7 +245,7 @@ class DoorTelnetServer(telnetlib3.TelnetServer):
         transport = self._transport
         if transport is None or transport.is_closing():
             return
-        if self._paused or self._slice_paused:
+        if self._input_paused or self._slice_paused:
             with contextlib.suppress(Exception):
                 transport.pause_reading()
         else:
@@ -253,12 +255,12 @@ class DoorTelnetServer(telnetlib3.TelnetServer):
     def resume_if_drained(self) -> None:
         """Start reading the socket again once the session has caught up."""
         if (
-            self._paused
+            self._input_paused
             and self._transport is not None
             and self.reader is not None
             and len(self.reader._buffer) <= self._max_buffer
         ):
-            self._paused = False
+            self._input_paused = False
             self._update_reading()
 
     def eof_received(self) -> None:

@@ -1,0 +1,372 @@
+"""Telnet: hostile negotiation, floods, pastes, bad bytes and half-finished logins.
+
+Each case runs against the real server with a well-behaved bystander logged in at the
+main menu; afterwards the bystander still gets an answer to a keystroke, the server
+logged no error, and nothing in the database was lost or invented.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+
+import telnetlib3
+
+from door.app import App
+from door.net.login import BAD_LOGIN
+from tests.badinput.conftest import (
+    PASSWORD,
+    Bystander,
+    Screen,
+    closed_or_prompt,
+    raw_telnet,
+    telnet_login,
+)
+from tests.net.conftest import expect
+
+IAC, DONT, DO, WONT, WILL, SB, SE, NOP = 255, 254, 253, 252, 251, 250, 240, 241
+NAWS, TTYPE, IS = 31, 24, 0
+
+
+async def send(writer: asyncio.StreamWriter, data: bytes) -> bool:
+    """Write ``data``; False if the server closed the connection meanwhile."""
+    try:
+        writer.write(data)
+        await writer.drain()
+    except (ConnectionError, OSError):
+        return False
+    return True
+
+
+async def wait_slots(app: App, total: int, timeout: float = 5.0) -> None:
+    """Wait until the connection limiter holds ``total`` slots (closed ones released)."""
+    end = time.monotonic() + timeout
+    while app.limiter.total != total:
+        if time.monotonic() > end:
+            raise AssertionError(f"{app.limiter.total} connection slots held, not {total}")
+        await asyncio.sleep(0.05)
+
+
+async def user_names(app: App) -> set[str]:
+    assert app.services is not None
+    from sqlalchemy import text
+
+    async with app.services.db.read() as conn:
+        rows = (await conn.execute(text("SELECT name FROM users"))).all()
+    return {r[0] for r in rows}
+
+
+async def logged_in(app: App, name: str) -> tuple[Screen, Any]:
+    """A second telnet player ``name`` at the main menu (screen, writer)."""
+    assert app.services is not None
+    await app.services.accounts.register(name, PASSWORD)
+    reader, writer = await telnet_login(app, name, PASSWORD)
+    screen = Screen(reader)
+    await screen.wait_for("Main Menu")
+    return screen, writer
+
+
+# --- negotiation -----------------------------------------------------------------------
+
+
+async def test_iac_nop_flood_leaves_the_flooder_and_others_served(
+    server: App, bystander: Bystander
+) -> None:
+    reader, writer = await raw_telnet(server)
+    await expect(reader, "Name: ")
+    flood = asyncio.ensure_future(send(writer, bytes([IAC, NOP]) * 500_000))
+    await bystander.poke(timeout=5)  # answered while the megabyte is still being parsed
+    assert await flood
+    writer.write(b"zq")
+    await expect(reader, "zq", timeout=15)  # the flooder's own prompt still echoes
+    writer.close()
+    await bystander.poke()
+
+
+async def test_flood_of_unknown_option_requests_is_refused_and_the_prompt_survives(
+    server: App, bystander: Bystander
+) -> None:
+    reader, writer = await raw_telnet(server)
+    await expect(reader, "Name: ")
+    assert await send(writer, bytes([IAC, DO, 99, IAC, WILL, 98, IAC, 7]) * 20_000)
+    await bystander.poke(timeout=5)
+    writer.write(b"ok")
+    got = await expect(reader, "ok", timeout=15)
+    assert bytes([IAC, WONT, 99]) in got and bytes([IAC, DONT, 98]) in got
+    writer.close()
+    await bystander.poke()
+
+
+async def test_sb_without_se_is_closed_cleanly(server: App, bystander: Bystander) -> None:
+    reader, writer = await raw_telnet(server)
+    await expect(reader, "Name: ")
+    flood = asyncio.ensure_future(send(writer, bytes([IAC, SB, TTYPE, IS]) + b"x" * 5_000_000))
+    await bystander.poke(timeout=5)
+    # The server says "Malformed telnet input" and closes; with the flood still unread
+    # in its socket the close may arrive as a reset, so only the close is certain.
+    await closed_or_prompt(reader, b"never arrives", timeout=15)
+    assert await flood is False
+    writer.close()
+    await wait_slots(server, 1)
+    await bystander.poke()
+
+
+async def test_short_unterminated_sb_then_hangup_is_clean(
+    server: App, bystander: Bystander
+) -> None:
+    reader, writer = await raw_telnet(server)
+    await expect(reader, "Name: ")
+    writer.write(bytes([IAC, SB, NAWS, 0, 80]))
+    await writer.drain()
+    writer.close()
+    await wait_slots(server, 1)
+    await bystander.poke()
+
+
+async def test_naws_0x0_falls_back_to_80x24_and_the_session_goes_on(
+    server: App, bystander: Bystander
+) -> None:
+    screen, writer = await logged_in(server, "Mallory")
+    writer.send_iac(bytes([IAC, SB, NAWS, 0, 0, 0, 0, IAC, SE]))
+    writer.write(b"s")
+    await screen.wait_for("Sound effects are OFF")
+    assert "Main Menu" in screen.text()
+    writer.close()
+    await screen.stop()
+    await bystander.poke()
+
+
+async def test_naws_65535x65535_is_clamped_and_costs_no_giant_redraw(
+    server: App, bystander: Bystander
+) -> None:
+    screen, writer = await logged_in(server, "Mallory")
+    before = len(screen.raw)
+    writer.send_iac(bytes([IAC, SB, NAWS, 255, 255, 255, 255, 255, 255, 255, 255, IAC, SE]))
+    writer.write(b"s")
+    await screen.wait_for("Sound effects are OFF")
+    # A 65535-column screen would be gigabytes of cells; the clamp keeps it a screenful.
+    assert len(screen.raw) - before < 64_000
+    writer.close()
+    await screen.stop()
+    await bystander.poke()
+
+
+async def test_client_that_disconnects_mid_negotiation_releases_its_slot(
+    server: App, bystander: Bystander
+) -> None:
+    for cut in (b"", bytes([IAC]), bytes([IAC, WILL]), bytes([IAC, SB, TTYPE, IS]) + b"xte"):
+        _, writer = await raw_telnet(server)
+        writer.write(cut)
+        writer.close()
+    await wait_slots(server, 1)
+    await bystander.poke()
+
+
+# --- the login prompt ------------------------------------------------------------------
+
+
+async def test_huge_line_at_the_name_prompt_is_cut_to_the_line_limit(
+    server: App, bystander: Bystander
+) -> None:
+    reader, writer = await raw_telnet(server)
+    await expect(reader, "Name: ")
+    assert await send(writer, b"n" * 200_000 + b"\r")
+    got = await expect(reader, "Password: ", timeout=15)
+    echoed = got.split(b"Name: ")[-1].count(b"n")
+    assert echoed == server.config.limits.max_line
+    assert b"\x07" in got  # the bell says the rest was dropped
+    writer.write(b"whatever\r")
+    await expect(reader, BAD_LOGIN, timeout=10)
+    writer.close()
+    await bystander.poke()
+
+
+async def test_ten_megabyte_paste_at_the_name_prompt_loses_the_session_nothing(
+    server: App, bystander: Bystander
+) -> None:
+    reader, writer = await raw_telnet(server)
+    await expect(reader, "Name: ")
+    started = time.monotonic()
+    paste = asyncio.ensure_future(send(writer, b"p" * 10_000_000 + b"\r"))
+    await bystander.poke(timeout=5)  # served while the paste streams in
+    assert await paste
+    await expect(reader, "Password: ", timeout=30)
+    assert time.monotonic() - started < 30
+    writer.write(b"x\r")
+    await expect(reader, BAD_LOGIN, timeout=10)
+    writer.close()
+    await bystander.poke()
+
+
+async def test_ten_megabyte_paste_into_the_main_menu_is_absorbed(
+    server: App, bystander: Bystander
+) -> None:
+    screen, writer = await logged_in(server, "Mallory")
+    writer.write(b"z" * 10_000_000)  # no menu letter: nothing to do but read it
+    await bystander.poke(timeout=5)
+    await writer.drain()
+    writer.write(b"\x0cs")  # a key after the paste, on its own (not inside pasted text)
+    await screen.wait_for("Sound effects are OFF", timeout=20)
+    writer.close()
+    await screen.stop()
+    await bystander.poke()
+
+
+async def test_invalid_utf8_in_a_name_is_a_failed_login_not_a_crash(
+    server: App, bystander: Bystander
+) -> None:
+    reader, writer = await telnetlib3.open_connection(
+        "127.0.0.1", server.ports["telnet"], encoding=False, term="xterm-256color",
+        connect_minwait=0.05,
+    )  # fmt: skip
+    await expect(reader, "Name: ")
+    writer.write(b"\xc3\x28\xff\xfe\x80\xed\xa0\x80bob\r")
+    await expect(reader, "Password: ")
+    writer.write(b"\xf0\x28\x8c\xbc\r")
+    await expect(reader, BAD_LOGIN, timeout=10)
+    writer.close()
+    assert await user_names(server) == {"Watcher"}
+    await bystander.poke()
+
+
+async def test_nul_bytes_in_a_new_name_are_dropped(server: App, bystander: Bystander) -> None:
+    reader, writer = await raw_telnet(server)
+    await expect(reader, "Name: ")
+    writer.write(b"new\r")
+    await expect(reader, "Choose a name: ")
+    writer.write(b"\x00Nu\x00\x00ll\x00\r")
+    await expect(reader, "Choose a password: ")
+    writer.write(b"pw\x00pw\x00\rpw\x00pw\x00\r")
+    await expect(reader, "Main Menu", timeout=10)
+    writer.close()
+    assert await user_names(server) == {"Watcher", "Null"}
+    await bystander.poke()
+
+
+async def test_ansi_escapes_in_a_new_name_never_reach_the_database(
+    server: App, bystander: Bystander
+) -> None:
+    reader, writer = await raw_telnet(server)
+    await expect(reader, "Name: ")
+    writer.write(b"new\r")
+    await expect(reader, "Choose a name: ")
+    writer.write(b"\x1b[2J\x1b[31mRe\x1b[1;1Hd\x1b[0m\x07\x0e\r")
+    await expect(reader, "Choose a password: ")
+    writer.write(b"secret\rsecret\r")
+    await expect(reader, "Main Menu", timeout=10)
+    writer.close()
+    names = await user_names(server) - {"Watcher"}
+    assert len(names) == 1
+    (name,) = names
+    assert name.isprintable() and "\x1b" not in name and "Red" in name
+    await bystander.poke()
+
+
+async def test_an_unknown_escape_sequence_at_registration_backs_out_creating_nothing(
+    server: App, bystander: Bystander
+) -> None:
+    reader, writer = await raw_telnet(server)
+    await expect(reader, "Name: ")
+    writer.write(b"new\r")
+    await expect(reader, "Choose a name: ")
+    writer.write(b"\x1b]0;pwned\x07")  # OSC (set window title): ESC is read as Escape
+    await expect(reader, "Name: ")
+    writer.close()
+    await wait_slots(server, 1)
+    assert await user_names(server) == {"Watcher"}
+    await bystander.poke()
+
+
+async def test_over_long_name_at_registration_is_refused_with_the_rule(
+    server: App, bystander: Bystander
+) -> None:
+    reader, writer = await raw_telnet(server)
+    await expect(reader, "Name: ")
+    writer.write(b"new\r")
+    await expect(reader, "Choose a name: ")
+    writer.write(b"L" * 40 + b"\rpw12\rpw12\r")
+    got = await expect(reader, "Choose a name: ")
+    assert b"Sorry: a name must be 2 to 20 characters long" in got
+    writer.close()
+    assert await user_names(server) == {"Watcher"}
+    await bystander.poke()
+
+
+async def test_sql_metacharacters_in_a_name_are_only_text(
+    server: App, bystander: Bystander
+) -> None:
+    evil = "x'); DROP TABLE u;--"
+    reader, writer = await raw_telnet(server)
+    await expect(reader, "Name: ")
+    writer.write(b"new\r")
+    await expect(reader, "Choose a name: ")
+    writer.write(evil.encode() + b"\rpw12\rpw12\r")
+    await expect(reader, "Main Menu", timeout=10)
+    writer.close()
+    assert await user_names(server) == {"Watcher", evil}
+    reader, writer = await telnet_login(server, evil, "pw12")
+    await expect(reader, "Main Menu", timeout=10)
+    writer.close()
+    await bystander.poke()
+
+
+async def test_sql_injection_at_the_login_prompt_is_a_failed_login(
+    server: App, bystander: Bystander
+) -> None:
+    reader, writer = await raw_telnet(server)
+    await expect(reader, "Name: ")
+    writer.write(b"Watcher' --\r")
+    await expect(reader, "Password: ")
+    writer.write(b"' OR '1'='1\r")
+    got = await expect(reader, BAD_LOGIN, timeout=10)
+    assert b"Main Menu" not in got
+    writer.close()
+    await bystander.poke()
+
+
+async def test_hangup_in_the_middle_of_registration_creates_nothing(
+    server: App, bystander: Bystander
+) -> None:
+    reader, writer = await raw_telnet(server)
+    await expect(reader, "Name: ")
+    writer.write(b"new\r")
+    await expect(reader, "Choose a name: ")
+    writer.write(b"Halfway\r")
+    await expect(reader, "Choose a password: ")
+    writer.write(b"secret\r")
+    await expect(reader, "again: ")
+    writer.close()
+    await wait_slots(server, 1)
+    assert await user_names(server) == {"Watcher"}
+    await bystander.poke()
+
+
+async def test_random_binary_garbage_at_the_prompt_is_survived(
+    server: App, bystander: Bystander
+) -> None:
+    rng = random.Random(2026)
+    for _ in range(3):
+        reader, writer = await raw_telnet(server)
+        await expect(reader, "Name: ")
+        await send(writer, rng.randbytes(200_000))
+        writer.close()
+    await wait_slots(server, 1)
+    await bystander.poke()
+
+
+async def test_client_that_stops_reading_is_hung_up_not_buffered(
+    server: App, bystander: Bystander
+) -> None:
+    screen, writer = await logged_in(server, "Mallory")
+    await screen.stop()  # from now on nobody reads what the server sends
+    transport = writer.transport
+    transport.pause_reading()
+    for _ in range(400):  # each Ctrl-L is a full redraw the client never reads
+        if not await send(writer, b"\x0c" * 50):
+            break
+        await asyncio.sleep(0.005)
+    await bystander.poke()
+    writer.close()
+    await wait_slots(server, 1, timeout=10)
