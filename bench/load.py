@@ -1,0 +1,260 @@
+"""Load: N telnet and M SSH players playing backgammon by turns against one ``door serve``.
+
+Set-up (said again in the output): the users, and a backgammon money game between each
+pair of them, are created through the services on the server's SQLite file BEFORE the
+server starts (one real scrypt hash shared by every user, so set-up takes seconds).
+Then ``door serve`` runs in a subprocess (127.0.0.1, ephemeral ports, temp data dir) and
+the players connect, ramped at ``--rate`` a second, log in (telnet: the Name/Password
+dialogue; SSH: password auth), and press a key every 1–3 s (uniform; 2 s on average): on
+their turn they roll and type a legal play (picked with the rules from the game's
+snapshot, read read-only from the database) a character at a time after ``:``, then Enter;
+otherwise they browse (IDs toggle, main menu, rank list, game lists) and come back.
+
+Measured over the steady window after the ramp (``--seconds``): keystroke-to-screen
+latency (key sent → first byte of the screen update), moves acknowledged on screen per
+second, server CPU (/proc/<pid>/stat) and RSS. Then a burst of ``--burst`` logins at once
+while the players go on (their latency during it is reported apart). Afterwards every move
+a player saw acknowledged is looked for in the database (``lost_moves``), and a bare
+asyncio echo server takes the same number of connections at the same key rate
+(``ratio_vs_echo`` = door p99 / echo p99).
+
+    python3 bench/load.py [--telnet 500] [--ssh 50] [--seconds 60] [--rate 10] [--burst 100]
+
+The last line is one JSON object: ``p99_ms``, ``p50_ms``, ``ratio_vs_echo``,
+``lost_moves``, ``moves_per_s``, ``server_cpu_pct``, ``server_rss_mib``, ``clients`` and
+more. Figures depend on the machine's other load (``load_avg_at_start``) and on the
+clients sharing it: ``client_cpu_pct`` and ``client_lag_p99_ms`` say how busy they were.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from loadlib import (
+    GameReader,
+    Player,
+    Server,
+    count_lost,
+    cpu_seconds,
+    db_moves,
+    free_port,
+    loop_lag,
+    pct,
+    prepare,
+    rss_kib,
+    run_echo,
+    write_config,
+)
+
+
+def rounded(value: float | None, digits: int = 1) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def window(samples: list[tuple[float, float]], start: float, end: float) -> list[float]:
+    return [ms for at, ms in samples if start <= at < end]
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    rng = random.Random(args.seed)
+    players_n = args.telnet + args.ssh
+    names = [f"tel{i:04d}" for i in range(args.telnet)] + [f"ssh{i:04d}" for i in range(args.ssh)]
+    burst_names = [f"bur{i:04d}" for i in range(args.burst)]
+    gap = (args.gap_min, args.gap_max)
+    with tempfile.TemporaryDirectory(prefix="door-load-") as tmp:
+        data_dir = Path(tmp)
+        t0 = time.monotonic()
+        games = await prepare(data_dir, names + burst_names, players_n // 2)
+        print(
+            f"set-up: {len(names) + len(burst_names)} users and {players_n // 2} backgammon "
+            f"money games between pairs created through the services on the SQLite file "
+            f"before the server started ({time.monotonic() - t0:.1f}s)",
+            flush=True,
+        )
+        config = write_config(data_dir, players_n + args.burst)
+        server = Server(data_dir, config, free_port(), free_port() if args.ssh else 0)
+        server.start()
+        start_s = await server.wait_serving()
+        print(f"server pid {server.pid} serving after {start_s:.2f}s", flush=True)
+        reader = GameReader(data_dir / "door.sqlite3")
+        players = [
+            Player(
+                name, "telnet" if name.startswith("tel") else "ssh", "127.0.0.1",
+                server.telnet_port if name.startswith("tel") else server.ssh_port,
+                games.get(name), reader, random.Random(rng.random()), gap,
+            )
+            for name in names
+        ]
+        rng.shuffle(players)  # telnet and SSH logins interleaved in the ramp
+        stop = asyncio.Event()
+        lag: list[float] = []
+        lag_task = asyncio.create_task(loop_lag(lag, stop))
+        me = os.getpid()
+        load_before = os.getloadavg()[0]
+        tasks: list[asyncio.Task[None]] = []
+
+        async def live(p: Player) -> None:
+            await p.login()
+            if p.stats.error is None:
+                await p.play(stop)
+
+        ramp_t0 = time.monotonic()
+        cpu_ramp0 = cpu_seconds(server.pid)
+        for p in players:
+            tasks.append(asyncio.create_task(live(p)))
+            await asyncio.sleep(1.0 / args.rate)
+        while any(p.stats.login_ms is None and p.stats.error is None for p in players):
+            await asyncio.sleep(0.1)
+        ramp_t1 = time.monotonic()
+        ramp_cpu = cpu_seconds(server.pid) - cpu_ramp0
+        logged_in = sum(1 for p in players if p.stats.login_ms is not None)
+        print(f"ramp: {logged_in}/{players_n} logged in over {ramp_t1 - ramp_t0:.1f}s", flush=True)
+
+        # Steady state.
+        s_t0, s_cpu0, c_cpu0 = time.monotonic(), cpu_seconds(server.pid), cpu_seconds(me)
+        lag_start = len(lag)
+        spy = None
+        if args.profile:
+            # py-spy samples the server's stacks during the steady window (not a dependency:
+            # pip install py-spy); --format speedscope or flamegraph by the file's suffix.
+            fmt = "speedscope" if args.profile.endswith(".json") else (
+                "raw" if args.profile.endswith(".txt") else "flamegraph")
+            spy = await asyncio.create_subprocess_exec(
+                "py-spy", "record", "--pid", str(server.pid), "--duration",
+                str(int(args.seconds)), "--rate", "200", "--format", fmt, "--output",
+                args.profile, "--nonblocking", stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+            )  # fmt: skip
+        await asyncio.sleep(args.seconds)
+        s_t1, s_cpu1, c_cpu1 = time.monotonic(), cpu_seconds(server.pid), cpu_seconds(me)
+        rss = rss_kib(server.pid)
+        steady_lag = lag[lag_start:]
+        print(f"steady: {args.seconds}s measured", flush=True)
+        if spy is not None:
+            await spy.wait()
+
+        # Burst: many logins at once while everyone plays on.
+        b_t0 = time.monotonic()
+        burst = [
+            Player(n, "telnet", "127.0.0.1", server.telnet_port, None, reader,
+                   random.Random(rng.random()), gap)
+            for n in burst_names
+        ]
+        if burst:
+            await asyncio.gather(*(b.login() for b in burst))
+        b_t1 = time.monotonic()
+        burst_cpu = cpu_seconds(server.pid) - s_cpu1
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.sleep(0.5)
+        for p in players + burst:
+            p.close()
+        lag_task.cancel()
+        server.stop()
+        reader.close()
+        stored = db_moves(data_dir / "door.sqlite3")
+
+    acked = [a for p in players for a in p.stats.acked]
+    lost = count_lost(acked, stored)
+    samples = [s for p in players for s in p.stats.latencies]
+    steady = window(samples, s_t0, s_t1)
+    during_ramp = window(samples, ramp_t0, ramp_t1)
+    during_burst = window(samples, b_t0, b_t1)
+    steady_acked = [a for a in acked if s_t0 <= a.at < s_t1]
+    plays = [a for a in steady_acked if a.text != "roll"]
+    logins = [p.stats.login_ms for p in players if p.stats.login_ms is not None]
+    burst_logins = [b.stats.login_ms for b in burst if b.stats.login_ms is not None]
+    errors = [p.stats.error for p in players + burst if p.stats.error]
+    if errors:
+        print("first errors:", errors[:3], flush=True)
+    print(f"echo: {players_n} connections, {args.echo_seconds}s", flush=True)
+    echo = await run_echo(players_n, args.echo_seconds, gap, args.rate * 5, args.seed)
+    p99 = pct(steady, 99)
+    result: dict[str, Any] = {
+        "clients": players_n,
+        "telnet": args.telnet,
+        "ssh": args.ssh,
+        "logged_in": logged_in,
+        "errors": len(errors),
+        "seconds": args.seconds,
+        "keys": len(steady),
+        "keys_per_s": round(len(steady) / (s_t1 - s_t0), 1),
+        "p50_ms": rounded(pct(steady, 50), 2),
+        "p90_ms": rounded(pct(steady, 90), 2),
+        "p99_ms": rounded(p99, 2),
+        "max_ms": rounded(max(steady) if steady else None, 1),
+        "no_response": sum(p.stats.no_response for p in players),
+        "moves_per_s": round(len(steady_acked) / (s_t1 - s_t0), 2),
+        "plays_per_s": round(len(plays) / (s_t1 - s_t0), 2),
+        "acked_moves": len(acked),
+        "unacked_moves": sum(p.stats.unacked for p in players),
+        "stored_moves": sum(len(v) for v in stored.values()),
+        "lost_moves": lost,
+        "server_cpu_pct": round((s_cpu1 - s_cpu0) / (s_t1 - s_t0) * 100, 1),
+        "server_rss_mib": round(rss / 1024, 1),
+        "server_start_s": round(start_s, 2),
+        "ramp_rate_per_s": args.rate,
+        "ramp_s": round(ramp_t1 - ramp_t0, 1),
+        "ramp_login_p50_ms": rounded(pct(logins, 50)),
+        "ramp_login_p99_ms": rounded(pct(logins, 99)),
+        "ramp_key_p99_ms": rounded(pct(during_ramp, 99), 2),
+        "server_cpu_ms_per_login": round(ramp_cpu * 1000 / max(1, logged_in), 1),
+        "burst": args.burst,
+        "burst_logged_in": len(burst_logins),
+        "burst_s": round(b_t1 - b_t0, 1),
+        "burst_login_p50_ms": rounded(pct(burst_logins, 50)),
+        "burst_login_p99_ms": rounded(pct(burst_logins, 99)),
+        "burst_key_p99_ms": rounded(pct(during_burst, 99), 2),
+        "burst_server_cpu_s": round(burst_cpu, 1),
+        "client_cpu_pct": round((c_cpu1 - c_cpu0) / (s_t1 - s_t0) * 100, 1),
+        "client_lag_p99_ms": rounded(pct(steady_lag, 99), 2),
+        **echo,
+        "ratio_vs_echo": round(p99 / echo["echo_p99_ms"], 1)
+        if p99 is not None and echo["echo_p99_ms"]
+        else None,
+        "load_avg_at_start": round(load_before, 2),
+        "cpus": os.cpu_count(),
+    }
+    by_key: dict[str, list[float]] = {}
+    for p in players:
+        for label, values in p.stats.by_key.items():
+            by_key.setdefault(label, []).extend(values)
+    print("latency by screen and key (all phases): count p50 p99 ms")
+    for label, values in sorted(by_key.items(), key=lambda kv: -len(kv[1])):
+        print(f"  {label:<16} {len(values):>6} {pct(values, 50):>8.1f} {pct(values, 99):>8.1f}")
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--telnet", type=int, default=500, help="telnet players")
+    parser.add_argument("--ssh", type=int, default=50, help="SSH players")
+    parser.add_argument("--seconds", type=float, default=60.0, help="steady window")
+    parser.add_argument("--rate", type=float, default=10.0, help="logins a second in the ramp")
+    parser.add_argument("--burst", type=int, default=100, help="logins at once after")
+    parser.add_argument("--echo-seconds", type=float, default=20.0)
+    parser.add_argument("--gap-min", type=float, default=1.0, help="seconds between keys")
+    parser.add_argument("--gap-max", type=float, default=3.0)
+    parser.add_argument("--seed", type=int, default=8)
+    parser.add_argument("--profile", default="", help="py-spy output file for the steady window "
+                        "(.svg flame graph, .txt collapsed stacks, .json speedscope)")
+    args = parser.parse_args()
+    result = asyncio.run(run(args))
+    for key, value in result.items():
+        print(f"{key:>24}: {value}")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
