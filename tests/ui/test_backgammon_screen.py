@@ -737,3 +737,16 @@ async def test_diagonal_keypad_keys_move_the_cursor_both_ways_at_once(
             r.term.press(send)  # NUM LOCK off: the keypad's 7 is Home
         await r.term.settle()
         assert cur.highlighted() == cur.spot
+
+
+async def test_a_game_waiting_for_its_second_player_says_so(
+    services: Services, alice: User, start_session: StartSession
+) -> None:
+    info = await services.games.begin(
+        alice.id, "backgammon", {}, [SeatSpec("me"), SeatSpec("open")]
+    )
+    r = await start_session(alice, start=f"game:{info.id}")
+    assert "Waiting for a player to join." in r.term.display_text()
+    r.term.press("enter")
+    await r.term.settle()
+    assert (await services.games.get(info.id)).info.status == "open"

@@ -596,3 +596,13 @@ async def test_a_big_terminal_gets_the_bigger_board(
     r.term.resize(80, 24)
     await r.term.settle()
     assert value_at(r.term, first.field) == str(piece(first.piece).value)  # type: ignore[arg-type]
+
+
+async def test_a_game_waiting_for_players_says_so(
+    services: Services, alice: User, start_session: StartSession
+) -> None:
+    info = await services.games.begin(
+        alice.id, "spectrangle", {}, [SeatSpec("me"), SeatSpec("open"), SeatSpec("open")]
+    )
+    r = await start_session(alice, start=f"game:{info.id}")
+    assert "Waiting for players to join." in r.term.display_text()
