@@ -43,6 +43,13 @@ Cell = tuple[str, Style]
 
 
 @lru_cache(maxsize=4096)
+def _interned(style: Style) -> Style:
+    """One object per distinct style, so comparing two canvases' cells (``diff``) is
+    mostly an identity check rather than a dataclass ``__eq__`` call per cell."""
+    return style
+
+
+@lru_cache(maxsize=4096)
 def char_width(ch: str) -> int:
     """Columns ``ch`` takes: 0 for combining marks, 2 for wide glyphs, -1 for controls."""
     return int(wcwidth(ch))
@@ -84,6 +91,9 @@ class Canvas:
         self.height = height
         self.cursor: tuple[int, int] | None = None
         self._rows: list[list[Cell]] = [[(" ", DEFAULT)] * width for _ in range(height)]
+        # Whether a wide glyph was ever drawn: rows of narrow glyphs only let ``diff``
+        # compare cell by cell without working out glyph units.
+        self._wide = False
 
     # --- drawing -----------------------------------------------------------------
     def put(self, x: int, y: int, text: str, style: Style = DEFAULT) -> int:
@@ -95,6 +105,7 @@ class Canvas:
         """
         if y < 0 or y >= self.height:
             return x + text_width(text)
+        style = _interned(style)
         row = self._rows[y]
         for ch in text:
             w = char_width(ch)
@@ -115,6 +126,7 @@ class Canvas:
                 row[x] = (ch, style)
                 if w == 2:
                     row[x + 1] = ("", style)
+                    self._wide = True
             elif x < self.width and x + w > 0:
                 # Straddles an edge: show blanks where it would have been.
                 for cx in range(max(x, 0), min(x + w, self.width)):
@@ -140,6 +152,7 @@ class Canvas:
         """Fill the rectangle with ``ch`` (one narrow glyph), clipped at the edges."""
         if char_width(ch) != 1:
             raise ValueError(f"fill needs a single-width glyph, not {ch!r}")
+        style = _interned(style)
         for cy in range(max(y, 0), min(y + h, self.height)):
             row = self._rows[cy]
             for cx in range(max(x, 0), min(x + w, self.width)):
@@ -171,11 +184,14 @@ class Canvas:
         if not 0 <= y < self.height:
             return
         row = self._rows[y]
+        style = _interned(style)
         for cx in range(max(x, 0), min(x + w, self.width)):
             row[cx] = (row[cx][0], style)
 
     def blit(self, other: Canvas, x: int = 0, y: int = 0) -> None:
         """Copy ``other`` onto this canvas with its top-left at (``x``, ``y``), clipped."""
+        if other._wide:
+            self._wide = True
         for oy in range(other.height):
             ty = y + oy
             if not 0 <= ty < self.height:
@@ -352,6 +368,12 @@ class _Writer:
             self.x = self.y = None
 
 
+@lru_cache(maxsize=16)
+def _narrow_units(width: int) -> list[tuple[int, int]]:
+    """The units of a row of ``width`` narrow glyphs (shared: callers only read it)."""
+    return [(x, 1) for x in range(width)]
+
+
 def _row_units(row: list[Cell]) -> list[tuple[int, int]]:
     """(start, width) of each glyph in a row: wide glyphs are one 2-column unit."""
     units: list[tuple[int, int]] = []
@@ -387,19 +409,31 @@ def diff(old: Canvas | None, new: Canvas, caps: Caps) -> str:
     for y in range(new.height):
         nrow = new._rows[y]
         orow = None if full or old is None else old._rows[y]
-        units = _row_units(nrow)
-        changed: list[tuple[int, int]] = []
-        for ux, uw in units:
-            if y == new.height - 1 and ux + uw >= new.width:
-                continue  # never the bottom-right cell
-            if orow is None:
-                if nrow[ux] != blank_default or (uw == 2):
-                    changed.append((ux, uw))
-            elif nrow[ux : ux + uw] != orow[ux : ux + uw] or (
-                # A wide glyph that was overwritten on the old side needs re-sending.
-                uw == 1 and orow[ux][0] == "" and nrow[ux][0] != ""
-            ):
-                changed.append((ux, uw))
+        if orow is not None and nrow == orow:
+            continue  # most rows of most updates: one comparison in C
+        narrow = not new._wide and (old is None or not old._wide)
+        units = _narrow_units(new.width) if narrow else _row_units(nrow)
+        # Indexes into ``units`` of the changed ones (indexes, so that bridging a gap
+        # below takes the units between two changed ones without searching the row).
+        changed: list[int] = []
+        last_row = y == new.height - 1
+        if narrow and orow is not None:
+            # Narrow glyphs only: unit i is column i.
+            end = new.width - 1 if last_row else new.width
+            changed = [x for x in range(end) if nrow[x] != orow[x]]
+        else:
+            for i, (ux, uw) in enumerate(units):
+                if last_row and ux + uw >= new.width:
+                    continue  # never the bottom-right cell
+                if orow is None:
+                    if uw == 2 or nrow[ux] != blank_default:
+                        changed.append(i)
+                elif uw == 1:
+                    if nrow[ux] != orow[ux] or (orow[ux][0] == "" and nrow[ux][0] != ""):
+                        # (A wide glyph that was overwritten on the old side needs re-sending.)
+                        changed.append(i)
+                elif nrow[ux] != orow[ux] or nrow[ux + 1] != orow[ux + 1]:
+                    changed.append(i)
         if not changed:
             continue
         # A row whose end became blank is cleared with one "erase to end of line"
@@ -409,35 +443,37 @@ def diff(old: Canvas | None, new: Canvas, caps: Caps) -> str:
             tail = new.width
             while tail > 0 and nrow[tail - 1] == blank_default:
                 tail -= 1
-            blank_changed = [u for u in changed if u[0] >= tail]
+            blank_changed = [i for i in changed if units[i][0] >= tail]
             if len(blank_changed) > 3:
-                erase_from = blank_changed[0][0]
-                changed = [u for u in changed if u[0] < tail]
+                erase_from = units[blank_changed[0]][0]
+                changed = [i for i in changed if units[i][0] < tail]
         # Group changed units into runs, bridging gaps that are cheap to re-send.
-        i = 0
-        while i < len(changed):
-            start_x, _ = changed[i]
-            run = [changed[i]]
-            j = i + 1
+        k = 0
+        while k < len(changed):
+            first = changed[k]
+            start_x = units[first][0]
+            run = [first]
+            j = k + 1
             while j < len(changed):
-                prev_x, prev_w = run[-1]
+                prev_x, prev_w = units[run[-1]]
                 gap_start = prev_x + prev_w
-                nx, _ = changed[j]
+                nxt = changed[j]
+                nx = units[nxt][0]
                 gap = nx - gap_start
-                if gap <= 4 and _gap_cheap(nrow, gap_start, nx, run, w.colors):
-                    # Include the gap's units too.
-                    run.extend(u for u in units if gap_start <= u[0] < nx)
-                    run.append(changed[j])
+                if gap <= 4 and _gap_cheap(nrow, gap_start, nx, prev_x, w.colors):
+                    # Include the gap's units too (those between the two changed ones).
+                    run.extend(range(run[-1] + 1, nxt + 1))
                     j += 1
                 else:
                     break
             w.move(start_x, y)
-            for ux, _uw in run:
+            for i in run:
+                ux = units[i][0]
                 ch, st = nrow[ux]
                 w.cell(ux, ch, st)
                 if w.x is None:
                     break
-            i = j
+            k = j
         if erase_from is not None:
             w.move(erase_from, y)
             w.set_style(DEFAULT)
@@ -452,14 +488,12 @@ def diff(old: Canvas | None, new: Canvas, caps: Caps) -> str:
     return "".join(w.out)
 
 
-def _gap_cheap(
-    row: list[Cell], gap_start: int, gap_end: int, run: list[tuple[int, int]], colors: int
-) -> bool:
+def _gap_cheap(row: list[Cell], gap_start: int, gap_end: int, last_x: int, colors: int) -> bool:
     """Re-sending the unchanged cells in a gap is cheap when they look like the run's
-    last cell (no SGR switching) and contain no wide glyph halves."""
-    last_style = row[run[-1][0]][1]
+    last cell (at ``last_x``; no SGR switching) and contain no wide glyph halves."""
+    last_style = row[last_x][1]
     for gx in range(gap_start, gap_end):
         ch, st = row[gx]
-        if ch == "" or not _same_look(st, last_style, colors):
+        if ch == "" or not (st is last_style or _same_look(st, last_style, colors)):
             return False
     return True
