@@ -277,6 +277,7 @@ class GameScreenBase(Screen):
             ctx.status(str(exc))
             return False
         self.set_snapshot(snap, ctx)
+        self.notice_line = ""  # the news is old once you have answered it
         await self._mark_seen(ctx)
         await self.refresh_record(ctx)
         if snap.info.status == "finished":
