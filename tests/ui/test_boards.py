@@ -266,3 +266,33 @@ def test_the_bigger_board_keeps_the_same_geometry() -> None:
         mid_x, mid_y = spb.field_center(f.index, 4)
         assert primary[spb.LEFT].x < mid_x < primary[spb.RIGHT].x
         assert primary[spb.VERTICAL].y == (mid_y + 1 if f.up else mid_y - 1)
+
+
+# --- helpers the game screens share ------------------------------------------------------
+
+
+def test_deadline_text_says_how_long_is_left_in_the_largest_units() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from door.ui.boards.common import deadline_text
+
+    now = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+    assert deadline_text(None, now) == ""
+    assert deadline_text(now + timedelta(days=2, hours=4, minutes=5), now) == "2d 4h left"
+    assert deadline_text(now + timedelta(hours=3, minutes=7), now) == "3h 7m left"
+    assert deadline_text(now + timedelta(minutes=35, seconds=20), now) == "35m left"
+    assert deadline_text(now - timedelta(seconds=1), now) == "overdue"
+
+
+def test_the_last_turn_of_the_others_is_everything_since_my_own_last_move() -> None:
+    from door.ui.boards.common import LoggedMove, last_turn_of_others
+
+    def m(seq: int, seat: int) -> LoggedMove:
+        return LoggedMove(seq, seat, f"move {seq}", None, None)
+
+    log = [m(1, 0), m(2, 1), m(3, 2), m(4, 0), m(5, 1), m(6, 2)]
+    assert [x.seq for x in last_turn_of_others(log, 0)] == [5, 6]
+    assert [x.seq for x in last_turn_of_others(log, 2)] == []
+    # A spectator sees the last player's last run of moves (e.g. roll, then the play).
+    log2 = [m(1, 0), m(2, 1), m(3, 1)]
+    assert [x.seq for x in last_turn_of_others(log2, None)] == [2, 3]
