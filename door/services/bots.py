@@ -321,9 +321,9 @@ class BotRunner:
             if self.think_delay:
                 await asyncio.sleep(self.think_delay)
             level = seat.name or ""
-            move = await asyncio.to_thread(self.brains.choose, info.kind, level, snap.state)
             assert seat.user_id is not None
             try:
+                move = await asyncio.to_thread(self.brains.choose, info.kind, level, snap.state)
                 await games.submit(game_id, seat.user_id, move, info.version)
             except StaleVersionError:
                 stale += 1
@@ -332,8 +332,29 @@ class BotRunner:
                 continue
             except (NotYourTurnError, GameClosedError):
                 return
+            except ValueError:
+                # A bot bug (a move the rules refuse, an engine error) must not stall
+                # the game: log it and make the first legal move instead, once.
+                log.exception("bot %s failed in game %d; first legal move instead", level, game_id)
+                if not await self._first_legal_move(game_id, seat.user_id, snap):
+                    return
             self.moves_made += 1
         log.warning("bots stopped after %d actions in game %d", _MAX_ACTIONS_PER_WAKE, game_id)
+
+    async def _first_legal_move(self, game_id: int, user_id: int, snap: GameSnapshot) -> bool:
+        """Submit the rules' first legal move; False if that fails too."""
+        games = self.services.games
+        try:
+            rules = games.registry[snap.info.kind]
+            legal = rules.legal_moves(snap.state)
+            if not legal:
+                return False
+            text = rules.format_move(snap.state, legal[0])
+            await games.submit(game_id, user_id, text, snap.info.version)
+        except (ValueError, KeyError):
+            log.exception("bot could not move at all in game %d", game_id)
+            return False
+        return True
 
     # --- hints and reviews -----------------------------------------------------------------
 

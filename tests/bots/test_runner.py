@@ -142,6 +142,23 @@ async def test_a_thinking_bot_does_not_hold_up_the_event_loop(
     assert worst_gap < 0.2
 
 
+async def test_a_bot_whose_move_is_refused_still_moves_and_the_game_goes_on(
+    services: Services, runner: BotRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner.brains, "choose", lambda kind, level, state: "nonsense")
+    uid = await human(services)
+    info = await services.games.begin(uid, "spectrangle", {}, [ME, bot("spectrangle-greedy")])
+    snap = await wait_for(services, info.id, humans_turn(uid))
+    rules = SpectrangleRules()
+    move = rules.format_move(snap.state, rules.legal_moves(snap.state)[0])
+    await services.games.submit(info.id, uid, move, snap.info.version)
+    snap = await wait_for(services, info.id, humans_turn(uid))
+    bot_moves = [
+        e for e in await services.games.events(info.id) if e.kind == "move" and e.seat == 1
+    ]
+    assert bot_moves
+
+
 async def test_two_bots_play_a_spectrangle_game_to_the_end_and_the_log_replays(
     services: Services, runner: BotRunner
 ) -> None:
