@@ -29,6 +29,13 @@ def pg_template(pg_url: str) -> Iterator[str]:
     yield dbutil.make_pg_template(pg_url, "door_services")
 
 
+@pytest.fixture(scope="session")
+def pg_clone_template(pg_url: str) -> str:
+    """A migrated database that nobody connects to, so CREATE DATABASE … TEMPLATE can
+    copy it (PostgreSQL refuses a template that has open sessions)."""
+    return dbutil.make_pg_template(pg_url, "door_clone_template")
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 async def db(
     request: pytest.FixtureRequest, tmp_path: Path

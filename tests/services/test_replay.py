@@ -60,7 +60,7 @@ async def site(
         await db.dispose()
     else:
         server = request.getfixturevalue("pg_url")
-        template = request.getfixturevalue("pg_template")
+        template = request.getfixturevalue("pg_clone_template")
         url = await dbutil.fresh_pg(server, template)
         config = tmp_path / "door.toml"
         config.write_text(f'[database]\nurl = "{url}"\nauto_upgrade = false\n')

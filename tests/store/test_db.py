@@ -112,7 +112,7 @@ async def test_a_database_locked_too_long_is_a_clear_busy_error_not_a_crash(
 ) -> None:
     started = threading.Event()
     holder = threading.Thread(
-        target=hold_write_lock, args=(tmp_path / "d" / "door.sqlite3", 3.0, started)
+        target=hold_write_lock, args=(tmp_path / "d" / "door.sqlite3", 1.2, started)
     )
     holder.start()
     started.wait()
