@@ -750,3 +750,35 @@ async def test_a_game_waiting_for_its_second_player_says_so(
     r.term.press("enter")
     await r.term.settle()
     assert (await services.games.get(info.id)).info.status == "open"
+
+
+async def test_in_money_play_with_beavers_the_taker_may_beaver(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob, {"match_length": 0, "beavers": True})
+    users = {0: alice, 1: bob}
+    rules = BackgammonRules()
+    state = await state_of(services, gid)
+    for text in (rules.format_move(state, rules.legal_moves(state)[0]), "double"):
+        state = await state_of(services, gid)
+        seat = rules.to_act(state)
+        assert seat is not None
+        version = (await services.games.get(gid)).info.version
+        await services.games.submit(gid, users[seat].id, text, version)
+    state = await state_of(services, gid)
+    taker = rules.to_act(state)
+    assert taker is not None
+    r = await start_session(users[taker], start=f"game:{gid}")
+    assert "B)eaver" in r.term.row(23)
+    r.term.type("b")
+    await r.term.settle()
+    assert "Beaver!" in r.term.display_text()
+    # The doubler now answers the beaver: taking it makes the cube 4, the beaverer's.
+    doubler = rules.to_act(await state_of(services, gid))
+    assert doubler == 1 - taker
+    r2 = await start_session(users[doubler], start=f"game:{gid}")
+    assert "Beavered to 4: take or drop?" in r2.term.display_text()
+    r2.term.type("t")
+    await r2.term.settle()
+    after = await state_of(services, gid)
+    assert (after.cube, after.cube_owner) == (4, taker)

@@ -607,7 +607,10 @@ class BackgammonScreen(GameScreenBase):
             dbl = " D)ouble" if can_double(self.bg) else ""
             return f"R)oll{dbl}  :type{hint}  V)iew last turn  I)Ds  X) resign  Q)uit"
         if phase == DOUBLED:
-            return f"T)ake  D)rop  :type{hint}  V)iew  I)Ds  Q)uit"
+            assert self.rules is not None
+            words = {self.rules.format_move(self.bg, m) for m in self.rules.legal_moves(self.bg)}
+            beaver = "  B)eaver" if "beaver" in words else ""
+            return f"T)ake  D)rop{beaver}  :type{hint}  V)iew  I)Ds  Q)uit"
         if phase == RESIGNING:
             return "A)ccept  R)eject  V)iew  I)Ds  Q)uit"
         return "V)iew  I)Ds  Q)uit"
@@ -729,7 +732,9 @@ class BackgammonScreen(GameScreenBase):
             elif phase == DECIDE:
                 canvas.put(x, y, "Roll, or double first?", TEXT)
             elif phase == DOUBLED:
-                canvas.put(x, y, clip_text(f"Doubled to {state.cube * 2}: take or drop?", w), LOUD)
+                word = "Beavered" if getattr(state, "beavered", False) else "Doubled"
+                line = f"{word} to {state.cube * 2}: take or drop?"
+                canvas.put(x, y, clip_text(line, w), LOUD)
             elif phase == RESIGNING:
                 level = RESIGN_WORDS.get(state.resign_level, "single")
                 canvas.put(x, y, clip_text(f"Offered: resign a {level}.", w), LOUD)
