@@ -782,3 +782,25 @@ async def test_in_money_play_with_beavers_the_taker_may_beaver(
     await r2.term.settle()
     after = await state_of(services, gid)
     assert (after.cube, after.cube_owner) == (4, taker)
+
+
+async def test_escape_puts_a_lifted_checker_back_before_it_leaves(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, _, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+
+    def look() -> list[tuple[str, bool, bool]]:
+        """Every cell's glyph and highlight attributes."""
+        buf = r.term.screen.buffer
+        return [(c.data, c.reverse, c.underscore) for y in range(24) for c in buf[y].values()]
+
+    board = look()
+    r.term.press("enter")  # pick up the checker under the cursor
+    await r.term.settle()
+    assert look() != board
+    r.term.press("escape")
+    await r.term.settle()
+    assert look() == board  # still on the board, nothing lifted
+    r.term.press("escape")
+    await r.term.wait_for("Main Menu")

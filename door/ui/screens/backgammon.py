@@ -116,7 +116,7 @@ class BackgammonScreen(GameScreenBase):
         "Arrows or keypad 4 6 8 2 (7 9 1 3 diagonally): move the cursor",
         "Enter or keypad 5: pick up the checker / drop it on a lit point",
         "R: remove (bear off) the picked-up checker",
-        "U: take back the last step of this turn",
+        "U or Backspace: take back the last step of this turn",
         "Enter or Y: send the finished play; N: keep editing",
         ": or M: type the play, e.g. 13/7 8/7, bar/22*, 6/off",
         "R: roll   D: double   T: take   D: drop   B: beaver",
@@ -124,7 +124,7 @@ class BackgammonScreen(GameScreenBase):
         "X: resign the match    H: hints from the computer",
         "V: watch the opponent's last turn, step by step",
         "I: show the gnubg Position ID and Match ID",
-        "Q or Esc: back to the menu    Ctrl-L: redraw",
+        "Q or Esc: back to the menu (Esc first puts a lifted checker back)",
     )
 
     def __init__(self, game_id: int, *, spectator: bool = False, replay: bool = False) -> None:
@@ -247,6 +247,9 @@ class BackgammonScreen(GameScreenBase):
                     self.cursor, direction, self.colour, self.cursor_top
                 )
             return None
+        if key == "escape" and self.lifted is not None:
+            self._undo(ctx)  # Esc first puts the picked-up checker back
+            return None
         if key == "escape" or lower == "q":
             return Pop()
         if lower == "v":
@@ -350,7 +353,7 @@ class BackgammonScreen(GameScreenBase):
         if lower == "r":
             self._bear_off(ctx)
             return None
-        if lower == "u":
+        if lower == "u" or key == "backspace":
             self._undo(ctx)
             return None
         if ch:
