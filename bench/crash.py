@@ -34,7 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from loadlib import (  # noqa: E402
+from loadlib import (
     GameReader,
     Player,
     Server,

@@ -76,7 +76,10 @@ def free_port() -> int:
 
 # --------------------------------------------------------------------------- the screen
 
-_CSI = re.compile(r"\x1b\[([?0-9;]*)([@-~])|\x1b[()][0-9A-Za-z]|\x1b[78=>c]|[\x00-\x1f\x7f]")
+_CSI = re.compile(
+    r"\x1b\[([?0-9;]*)([@-~])|\x1b[()][0-9A-Za-z]|\x1b[78=>c]"
+    r"|[\x00-\x1a\x1c-\x1f\x7f]"  # controls, but not ESC: it starts the sequences above
+)
 
 
 class ScreenModel:
