@@ -16,6 +16,8 @@ import telnetlib3
 
 from door.app import App
 from door.net.login import BAD_LOGIN
+from door.ui.keys import KeyDecoder
+from door.ui.terminal import Text
 from tests.badinput.conftest import (
     PASSWORD,
     Bystander,
@@ -76,8 +78,13 @@ async def test_iac_nop_flood_leaves_the_flooder_and_others_served(
 ) -> None:
     reader, writer = await raw_telnet(server)
     await expect(reader, "Name: ")
-    flood = asyncio.ensure_future(send(writer, bytes([IAC, NOP]) * 500_000))
-    await bystander.poke(timeout=5)  # answered while the megabyte is still being parsed
+    flood = asyncio.ensure_future(send(writer, bytes([IAC, NOP]) * 1_000_000))
+    await asyncio.sleep(0.2)
+    started = time.monotonic()
+    await bystander.poke(timeout=5)  # answered while the 2 MB are still being parsed
+    # telnetlib3 parses IAC at ~4 µs a byte: without slicing, one 256 KiB read holds the
+    # loop for a second, and a keystroke round trip that needs several turns takes seconds.
+    assert time.monotonic() - started < 2.0
     assert await flood
     writer.write(b"zq")
     await expect(reader, "zq", timeout=15)  # the flooder's own prompt still echoes
@@ -198,6 +205,19 @@ async def test_ten_megabyte_paste_at_the_name_prompt_loses_the_session_nothing(
     await expect(reader, BAD_LOGIN, timeout=10)
     writer.close()
     await bystander.poke()
+
+
+def test_a_ten_megabyte_paste_decodes_in_well_under_a_second_of_loop_time() -> None:
+    # The decoder used to walk a paste a character at a time (13 s for 10 MB, all of it
+    # holding the event loop in 4 KiB steps); runs of plain text are now taken whole.
+    decoder = KeyDecoder("utf-8")
+    chunk = b"paste " * 700  # 4200 bytes, about one socket read
+    started = time.monotonic()
+    total = 0
+    for _ in range(10_000_000 // len(chunk)):
+        total += sum(len(e.text) for e in decoder.feed(chunk) if isinstance(e, Text))
+    assert total == (10_000_000 // len(chunk)) * len(chunk)
+    assert time.monotonic() - started < 3.0
 
 
 async def test_ten_megabyte_paste_into_the_main_menu_is_absorbed(
@@ -356,17 +376,28 @@ async def test_random_binary_garbage_at_the_prompt_is_survived(
     await bystander.poke()
 
 
-async def test_client_that_stops_reading_is_hung_up_not_buffered(
+async def test_client_that_stops_reading_is_not_buffered_without_bound(
     server: App, bystander: Bystander
 ) -> None:
     screen, writer = await logged_in(server, "Mallory")
     await screen.stop()  # from now on nobody reads what the server sends
-    transport = writer.transport
-    transport.pause_reading()
-    for _ in range(400):  # each Ctrl-L is a full redraw the client never reads
-        if not await send(writer, b"\x0c" * 50):
+    writer.transport.pause_reading()
+    port = writer.get_extra_info("sockname")[1]
+    (mallory,) = [t for t in server.sessions if t.peer.endswith(f":{port}")]
+    limit = server.config.limits.max_buffer
+    worst_out = worst_in = 0
+    for _ in range(200):  # each Ctrl-L asks for a full redraw the client never reads
+        sent = asyncio.ensure_future(send(writer, b"\x0c" * 50))
+        await asyncio.wait([sent], timeout=0.05)
+        worst_out = max(worst_out, mallory._output_backlog())
+        worst_in = max(worst_in, len(mallory._reader._buffer))
+        if not sent.done():
+            sent.cancel()  # the server stopped reading: back-pressure reached the client
             break
-        await asyncio.sleep(0.005)
+    # The session waits for the far end instead of queueing redraws: what it holds is
+    # bounded by the output cap plus one screen, and by the input limit plus one read.
+    assert worst_out <= 4 * limit + 64_000
+    assert worst_in <= limit + 262_144
     await bystander.poke()
     writer.close()
     await wait_slots(server, 1, timeout=10)
