@@ -804,3 +804,25 @@ async def test_escape_puts_a_lifted_checker_back_before_it_leaves(
     assert look() == board  # still on the board, nothing lifted
     r.term.press("escape")
     await r.term.wait_for("Main Menu")
+
+
+async def test_an_accepted_resignation_scores_the_game_and_the_match_goes_on(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob, {"match_length": 3, "cube": False})
+    users = {0: alice, 1: bob}
+    state = await state_of(services, gid)
+    resigner = state.turn
+    version = (await services.games.get(gid)).info.version
+    await services.games.submit(gid, users[resigner].id, "resign single", version)
+    winner = 1 - resigner
+    r = await start_session(users[winner], start=f"game:{gid}")
+    assert "Offered: resign a single." in r.term.display_text()
+    assert "A)ccept" in r.term.row(23)
+    r.term.type("a")
+    await r.term.settle()
+    after = await state_of(services, gid)
+    assert after.score[winner] == 1
+    me_row = r.term.row(15)
+    assert users[winner].name in me_row and me_row[50 + 14 : 50 + 16].strip() == "1"
+    assert f"Last game: {users[winner].name} won 1 point" in r.term.display_text()

@@ -684,9 +684,11 @@ class BackgammonScreen(GameScreenBase):
             glyph = checker_glyph(colour, ctx.glyphs, colors)
             canvas.put(x, y, glyph, checker_style(colour, colors))
             marker = ctx.glyphs.selector if info.to_act == seat else " "
-            name = self.name_of(seat, 14)
+            name = self.name_of(seat, 12)
             style = LOUD if info.to_act == seat else TEXT
-            canvas.put(x + 1, y, f"{marker}{name:<14}", style)
+            canvas.put(x + 1, y, f"{marker}{name:<12}", style)
+            if not state.is_money:  # match points, right after the name
+                canvas.put(x + 14, y, f"{state.score[seat]:>2}", LOUD)
             canvas.put(x + 17, y, clip_text(f"pips {pips(side):>3}", w - 17), DIM)
 
         player_line(1, 1 - v, them_c, theirs)
@@ -694,7 +696,6 @@ class BackgammonScreen(GameScreenBase):
             match = "Money game"
         else:
             match = f"{state.match_length}-point match"
-            match += f"  {state.score[v]}:{state.score[1 - v]}"
             if state.crawford_game:
                 match += "  Crawford"
         canvas.put(x, 3, clip_text(match, w), TEXT)
