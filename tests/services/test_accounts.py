@@ -162,9 +162,7 @@ async def test_a_key_belongs_to_one_account_only(
     "line",
     ["", "ssh-ed25519", "ssh-ed25519 !!!notbase64", "ssh-rsa " + ssh_key_line(b"k").split()[1]],
 )
-async def test_malformed_key_lines_are_refused(
-    accounts: Accounts, alice: User, line: str
-) -> None:
+async def test_malformed_key_lines_are_refused(accounts: Accounts, alice: User, line: str) -> None:
     with pytest.raises(AccountError):
         await accounts.add_key(alice.id, line)
     assert await accounts.list_keys(alice.id) == []
@@ -208,9 +206,7 @@ async def test_bbs_user_strips_control_characters_and_trims_long_aliases(
     assert user.name.isprintable() and len(user.name) <= 20
 
 
-async def test_update_settings_changes_only_what_is_given(
-    accounts: Accounts, alice: User
-) -> None:
+async def test_update_settings_changes_only_what_is_given(accounts: Accounts, alice: User) -> None:
     user = await accounts.update_settings(alice.id, charset="utf-8")
     assert user.settings == UserSettings(sound=True, charset="utf-8", color=True)
     user = await accounts.update_settings(alice.id, sound=False, color=False)
@@ -247,3 +243,18 @@ async def test_ensure_bot_creates_once_and_refuses_a_persons_name(
         await accounts.ensure_bot("Alice")
     with pytest.raises(AccountError, match="taken"):
         await accounts.register("BG-Expert", "secret")
+
+
+@pytest.mark.parametrize("alg", ["ssh-ed25519", "ecdsa-sha2-nistp256", "ssh-rsa"])
+def test_fingerprints_agree_with_asyncssh_for_real_keys(alg: str) -> None:
+    import asyncssh
+
+    key = (
+        asyncssh.generate_private_key(alg, key_size=1024)
+        if alg == "ssh-rsa"
+        else (asyncssh.generate_private_key(alg))
+    )
+    line = key.export_public_key().decode()
+    parsed = parse_public_key(line)
+    assert parsed.fingerprint == key.get_fingerprint("sha256")
+    assert parsed.key_type == alg
