@@ -55,6 +55,12 @@ def char_width(ch: str) -> int:
     return int(wcwidth(ch))
 
 
+@lru_cache(maxsize=8192)
+def _all_narrow(text: str) -> bool:
+    """Every character of ``text`` takes exactly one column (no controls, marks, wide)."""
+    return all(char_width(ch) == 1 for ch in text)
+
+
 def text_width(text: str) -> int:
     """Columns ``text`` takes on a terminal (control characters count as one, as
     :meth:`Canvas.put` shows them as ``?``)."""
@@ -107,6 +113,13 @@ class Canvas:
             return x + text_width(text)
         style = _interned(style)
         row = self._rows[y]
+        if not self._wide and _all_narrow(text):
+            # The common case, as one slice: no wide glyph anywhere to split, every
+            # glyph one column (what the loop below would do, cell by cell).
+            start, end = max(x, 0), min(x + len(text), self.width)
+            if start < end:
+                row[start:end] = [(ch, style) for ch in text[start - x : end - x]]
+            return x + len(text)
         for ch in text:
             w = char_width(ch)
             if w < 0:
@@ -153,8 +166,13 @@ class Canvas:
         if char_width(ch) != 1:
             raise ValueError(f"fill needs a single-width glyph, not {ch!r}")
         style = _interned(style)
+        x0, x1 = max(x, 0), min(x + w, self.width)
         for cy in range(max(y, 0), min(y + h, self.height)):
             row = self._rows[cy]
+            if not self._wide:
+                if x0 < x1:
+                    row[x0:x1] = [(ch, style)] * (x1 - x0)
+                continue
             for cx in range(max(x, 0), min(x + w, self.width)):
                 self._clear_overlap(row, cx, 1)
                 row[cx] = (ch, style)
