@@ -69,8 +69,11 @@ class Cursor:
     """Follows the screen's cursor the way the screen moves it (pure geometry), and checks
     on the real screen that the highlight is where it should be."""
 
-    def __init__(self, term: FakeTerminal, seat: int, spot: int) -> None:
+    def __init__(
+        self, term: FakeTerminal, seat: int, spot: int, geo: bgb.Geometry = bgb.SMALL
+    ) -> None:
         self.term = term
+        self.geo = geo
         self.col = colour(seat)
         self.spot = spot
         self.top = bgb.point_column(spot, self.col)[1] if 1 <= spot <= 24 else True
@@ -89,7 +92,7 @@ class Cursor:
         """The spot whose label shows the cursor (reversed, or bold and underlined on a
         legal destination) on the pyte screen."""
         for spot in range(26):
-            lx, ly, _ = bgb.spot_label_cell(spot, self.col)
+            lx, ly, _ = bgb.spot_label_cell(spot, self.col, g=self.geo)
             cell = self.term.char_at(1 + lx + 1, 1 + ly)
             plain = cell.reverse and not cell.underscore
             on_target = cell.bold and cell.underscore and not cell.reverse  # on a legal point
@@ -103,11 +106,13 @@ def first_source(state: BackgammonState) -> int:
     return max(s[0] for s in pp.next_steps())
 
 
-async def play_with_cursor(r: Running, state: BackgammonState, keypad: bool = False) -> str:
+async def play_with_cursor(
+    r: Running, state: BackgammonState, keypad: bool = False, geo: bgb.Geometry = bgb.SMALL
+) -> str:
     """Make a whole legal play with the cursor keys and Enter; return its notation."""
     seat = state.turn
     pp = PartialPlay.start(state)
-    cur = Cursor(r.term, seat, first_source(state))
+    cur = Cursor(r.term, seat, first_source(state), geo)
     assert cur.highlighted() == cur.spot
     while not pp.is_complete():
         step = pp.next_steps()[0]
@@ -432,13 +437,34 @@ async def test_a_resize_mid_game_redraws_the_whole_board(
     gid = await begin(services, alice, bob)
     r, _, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
     before = r.term.display()
-    r.term.resize(100, 30)
+    r.term.resize(90, 26)  # wider and taller, but not enough for the bigger board
     await r.term.settle()
-    assert r.term.display()[14][:48] == before[14][:48]
-    assert "OFF" in r.term.display_text()
+    assert [line[:48] for line in r.term.display()[:16]] == [line[:48] for line in before[:16]]
+    r.term.resize(100, 30)  # the bigger board: points four columns wide
+    await r.term.settle()
+    assert "═" * 24 in r.term.row(2)
+    assert r.term.row(BIG_BOTTOM_LABEL).split()[:3] == before[15].split()[:3]
     r.term.resize(80, 24)
     await r.term.settle()
     assert r.term.display() == before
+
+
+BIG_BOTTOM_LABEL = 1 + bgb.BIG.bottom_label
+
+
+async def test_a_big_terminal_gets_the_bigger_board_and_the_cursor_still_plays(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, state, _ = await open_mover(
+        services, gid, {0: alice, 1: bob}, start_session, width=120, height=40
+    )
+    board = "\n".join(line[: bgb.BIG.width + 1] for line in r.term.display()[2:18])
+    assert board.count("○") == 15 and board.count("●") == 15
+    played = await play_with_cursor(r, state, geo=bgb.BIG)
+    r.term.type("y")
+    await r.term.settle()
+    assert await last_move(services, gid) == played
 
 
 async def test_cp437_terminals_get_box_lines_and_lettered_checkers(

@@ -179,12 +179,12 @@ def test_every_checker_is_on_the_board_the_bar_or_in_the_tray(data: st.DataObjec
                 continue
             if side[spot] < 5:  # keep stacks short enough to count glyphs
                 side[spot] += 1
-    canvas = Canvas(60, 16)
+    canvas = Canvas(70, 20)
     pic = bgb.BoardPicture(
         mine, theirs, data.draw(st.sampled_from([bgb.WHITE_SIDE, bgb.BLACK_SIDE]))
     )
     g = glyphs("cp437")
-    bgb.draw_board(canvas, 0, 0, pic, g, 0)
+    bgb.draw_board(canvas, 0, 0, pic, g, 0, data.draw(st.sampled_from([bgb.SMALL, bgb.BIG])))
     mine_glyph = bgb.checker_glyph(pic.my_colour, g, 0)
     theirs_glyph = bgb.checker_glyph(bgb.other_colour(pic.my_colour), g, 0)
     # 15 each: on the board and bar, plus borne off in the tray.

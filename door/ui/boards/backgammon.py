@@ -20,11 +20,10 @@ from dataclasses import dataclass, field
 from door.ui.canvas import BLACK, GREEN, RED, WHITE, YELLOW, Canvas, Style
 from door.ui.glyphs import Glyphs
 
-BOARD_WIDTH = 47
+BOARD_WIDTH = 47  # at the default geometry; see Geometry for bigger boards
 BOARD_HEIGHT = 15
 BAR = 25
 OFF = 0
-STACK = 5  # checkers drawn per point before a count replaces the top one
 
 WHITE_SIDE = "white"
 BLACK_SIDE = "black"
@@ -52,14 +51,49 @@ class BoardPicture:
 # --- geometry ---------------------------------------------------------------------------
 
 
-def board_x0(my_colour: str) -> int:
+@dataclass(frozen=True)
+class Geometry:
+    """The board's size: ``pw`` columns per point and ``stack`` checkers drawn per point
+    before a count. The default (3, 5) is the 47 × 15 board of an 80×24 screen; big
+    terminals get (4, 6), 59 × 17."""
+
+    pw: int = 3
+    stack: int = 5
+
+    @property
+    def width(self) -> int:
+        return 11 + 12 * self.pw
+
+    @property
+    def height(self) -> int:
+        return 5 + 2 * self.stack
+
+    @property
+    def mid_row(self) -> int:
+        """The row between the two halves (dice, BAR, OFF)."""
+        return 2 + self.stack
+
+    @property
+    def bottom_border(self) -> int:
+        return 3 + 2 * self.stack
+
+    @property
+    def bottom_label(self) -> int:
+        return 4 + 2 * self.stack
+
+
+SMALL = Geometry()
+BIG = Geometry(4, 6)
+
+
+def board_x0(my_colour: str, g: Geometry = SMALL) -> int:
     """Column offset of the playing area (the tray sits left of it for Black)."""
     return 0 if my_colour == WHITE_SIDE else 4
 
 
-def tray_x0(my_colour: str) -> int:
+def tray_x0(my_colour: str, g: Geometry = SMALL) -> int:
     """Column of the tray's left border."""
-    return 42 if my_colour == WHITE_SIDE else 0
+    return g.width - 5 if my_colour == WHITE_SIDE else 0
 
 
 def point_column(point: int, my_colour: str) -> tuple[int, bool]:
@@ -74,25 +108,27 @@ def point_column(point: int, my_colour: str) -> tuple[int, bool]:
     return col, top
 
 
-def column_x(col: int, my_colour: str) -> int:
-    """Left column (of three) of visual point column ``col``."""
-    return board_x0(my_colour) + 1 + 3 * col + (5 if col >= 6 else 0)
+def column_x(col: int, my_colour: str, g: Geometry = SMALL) -> int:
+    """Left column of visual point column ``col`` (each point is ``g.pw`` wide)."""
+    return board_x0(my_colour, g) + 1 + g.pw * col + (5 if col >= 6 else 0)
 
 
-def bar_x(my_colour: str) -> int:
+def bar_x(my_colour: str, g: Geometry = SMALL) -> int:
     """The bar's middle column."""
-    return board_x0(my_colour) + 21
+    return board_x0(my_colour, g) + 3 + 6 * g.pw
 
 
-def spot_label_cell(spot: int, my_colour: str, top: bool = False) -> tuple[int, int, int]:
+def spot_label_cell(
+    spot: int, my_colour: str, top: bool = False, g: Geometry = SMALL
+) -> tuple[int, int, int]:
     """(x, y, width) of the label that shows ``spot`` (its number, ``BAR`` or ``OFF``):
     the cursor and the destination highlight are drawn there."""
     if spot == BAR:
-        return bar_x(my_colour) - 1, 7, 3
+        return bar_x(my_colour, g) - 1, g.mid_row, 3
     if spot == OFF:
-        return tray_x0(my_colour) + 1, 7, 3
+        return tray_x0(my_colour, g) + 1, g.mid_row, 3
     col, is_top = point_column(spot, my_colour)
-    return column_x(col, my_colour), 0 if is_top else 14, 3
+    return column_x(col, my_colour, g), 0 if is_top else g.bottom_label, g.pw
 
 
 def visual_spots(my_colour: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -173,52 +209,60 @@ def other_colour(colour: str) -> str:
 # --- drawing ------------------------------------------------------------------------------
 
 
-def _draw_frame(canvas: Canvas, x: int, y: int, pic: BoardPicture, g: Glyphs) -> None:
-    bx = x + board_x0(pic.my_colour)
-    tx = x + tray_x0(pic.my_colour)
+def _draw_frame(canvas: Canvas, x: int, y: int, pic: BoardPicture, g: Glyphs,
+                geo: Geometry) -> None:
+    bx = x + board_x0(pic.my_colour, geo)
+    tx = x + tray_x0(pic.my_colour, geo)
+    half = 6 * geo.pw
+    right = bx + 2 + 2 * half + 4  # the right border
+    bot = geo.bottom_border
     # Outer frame of the playing area and the bar, double lines like a wooden board.
-    canvas.put(bx, y + 1, g.d_top_left + g.dh_line * 18 + g.d_tee_down, FRAME)
-    canvas.put(bx + 20, y + 1, g.dh_line * 3, FRAME)
-    canvas.put(bx + 23, y + 1, g.d_tee_down + g.dh_line * 18 + g.d_top_right, FRAME)
-    canvas.put(bx, y + 13, g.d_bottom_left + g.dh_line * 18 + g.d_tee_up, FRAME)
-    canvas.put(bx + 20, y + 13, g.dh_line * 3, FRAME)
-    canvas.put(bx + 23, y + 13, g.d_tee_up + g.dh_line * 18 + g.d_bottom_right, FRAME)
-    for row in range(2, 13):
-        for cx in (bx, bx + 19, bx + 23, bx + 42):
+    canvas.put(bx, y + 1, g.d_top_left + g.dh_line * half + g.d_tee_down, FRAME)
+    canvas.put(bx + half + 2, y + 1, g.dh_line * 3, FRAME)
+    canvas.put(bx + half + 5, y + 1, g.d_tee_down + g.dh_line * half + g.d_top_right, FRAME)
+    canvas.put(bx, y + bot, g.d_bottom_left + g.dh_line * half + g.d_tee_up, FRAME)
+    canvas.put(bx + half + 2, y + bot, g.dh_line * 3, FRAME)
+    canvas.put(bx + half + 5, y + bot, g.d_tee_up + g.dh_line * half + g.d_bottom_right, FRAME)
+    for row in range(2, bot):
+        for cx in (bx, bx + half + 1, bx + half + 5, right):
             canvas.put(cx, y + row, g.dv_line, FRAME)
     # The tray: a single-line box sharing the board's edge.
     if pic.my_colour == WHITE_SIDE:
         canvas.put(tx + 1, y + 1, g.h_line * 3 + g.top_right, FRAME)
-        canvas.put(tx + 1, y + 13, g.h_line * 3 + g.bottom_right, FRAME)
+        canvas.put(tx + 1, y + bot, g.h_line * 3 + g.bottom_right, FRAME)
         edge = tx + 4
     else:
         canvas.put(tx, y + 1, g.top_left + g.h_line * 3, FRAME)
-        canvas.put(tx, y + 13, g.bottom_left + g.h_line * 3, FRAME)
+        canvas.put(tx, y + bot, g.bottom_left + g.h_line * 3, FRAME)
         edge = tx
-    for row in range(2, 13):
+    for row in range(2, bot):
         canvas.put(edge, y + row, g.v_line, FRAME)
-    canvas.put(tx + 1, y + 7, "OFF", LABEL)
-    canvas.put(x + bar_x(pic.my_colour) - 1, y + 7, "BAR", LABEL)
+    canvas.put(tx + 1, y + geo.mid_row, "OFF", LABEL)
+    canvas.put(x + bar_x(pic.my_colour, geo) - 1, y + geo.mid_row, "BAR", LABEL)
+
+
+def _stack_row(y: int, top: bool, i: int, geo: Geometry) -> int:
+    """The row of the ``i``-th checker (0 = at the edge) of a point on the top or bottom."""
+    return y + 2 + i if top else y + geo.bottom_border - 1 - i
 
 
 def _point_body(canvas: Canvas, cx: int, y: int, top: bool, col: int, g: Glyphs,
-                colors: int) -> None:
+                colors: int, geo: Geometry) -> None:
     """The empty point: a shaded spike in alternating colours, tip towards the middle."""
     style = Style(fg=RED if col % 2 == 0 else WHITE, bold=False) if colors else Style()
-    for i in range(STACK):
-        ry = y + 2 + i if top else y + 12 - i
-        ch = g.shade_light if i < STACK - 1 else (g.point_down if top else g.point_up)
-        canvas.put(cx, ry, ch, style)
+    for i in range(geo.stack):
+        ch = g.shade_light if i < geo.stack - 1 else (g.point_down if top else g.point_up)
+        canvas.put(cx, _stack_row(y, top, i, geo), ch, style)
 
 
 def _stack(canvas: Canvas, cx: int, y: int, top: bool, count: int, colour: str, g: Glyphs,
-           colors: int, lifted: bool) -> None:
+           colors: int, lifted: bool, geo: Geometry) -> None:
     glyph = checker_glyph(colour, g, colors)
-    shown = min(count, STACK)
+    shown = min(count, geo.stack)
     for i in range(shown):
-        ry = y + 2 + i if top else y + 12 - i
+        ry = _stack_row(y, top, i, geo)
         is_top_checker = i == shown - 1
-        if count > STACK and is_top_checker:
+        if count > geo.stack and is_top_checker:
             canvas.put(cx - (1 if count >= 10 else 0), ry, str(count), COUNT)
             if lifted:
                 canvas.put(cx + 1, ry, glyph, checker_style(colour, colors, True))
@@ -226,43 +270,52 @@ def _stack(canvas: Canvas, cx: int, y: int, top: bool, count: int, colour: str, 
         canvas.put(cx, ry, glyph, checker_style(colour, colors, lifted and is_top_checker))
 
 
+def _label(p: int, pw: int) -> str:
+    """A point's number over its checkers' column."""
+    if pw == 3:
+        return f"{p:^3}" if p < 10 else f" {p}"
+    lead = pw // 2 + 1 - len(str(p))  # the last digit over the checkers
+    return (" " * lead + str(p)).ljust(pw)
+
+
 def draw_board(canvas: Canvas, x: int, y: int, pic: BoardPicture, glyphs: Glyphs,
-               colors: int) -> None:
-    """Draw the board with its top-left corner at (``x``, ``y``)."""
+               colors: int, geometry: Geometry = SMALL) -> None:
+    """Draw the board with its top-left corner at (``x``, ``y``), ``geometry`` sized."""
     g = glyphs
+    geo = geometry
     mine_c = pic.my_colour
     theirs_c = other_colour(mine_c)
-    _draw_frame(canvas, x, y, pic, g)
+    _draw_frame(canvas, x, y, pic, g, geo)
+    off_x = geo.pw // 2  # the checkers' column within a point
     # Points: number labels, the spike, the checkers.
     for p in range(1, 25):
         col, top = point_column(p, mine_c)
-        px = x + column_x(col, mine_c)
-        label = f"{p:^3}" if p < 10 else f" {p}"
-        canvas.put(px, y + (0 if top else 14), label, LABEL)
-        _point_body(canvas, px + 1, y, top, col, g, colors)
+        px = x + column_x(col, mine_c, geo)
+        canvas.put(px, y + (0 if top else geo.bottom_label), _label(p, geo.pw), LABEL)
+        _point_body(canvas, px + off_x, y, top, col, g, colors, geo)
         n_mine = pic.mine[p - 1]
         n_theirs = pic.theirs[24 - p]
         if n_mine:
-            _stack(canvas, px + 1, y, top, n_mine, mine_c, g, colors, pic.lifted == p)
+            _stack(canvas, px + off_x, y, top, n_mine, mine_c, g, colors, pic.lifted == p, geo)
         elif n_theirs:
-            _stack(canvas, px + 1, y, top, n_theirs, theirs_c, g, colors, False)
+            _stack(canvas, px + off_x, y, top, n_theirs, theirs_c, g, colors, False, geo)
     # The bar: the opponent's checkers in the top half, the viewer's in the bottom half,
     # each stacked from the middle outwards.
-    bx = x + bar_x(mine_c)
+    bx = x + bar_x(mine_c, geo)
     for count, colour, top, lifted in (
         (pic.theirs[24], theirs_c, True, False),
         (pic.mine[24], mine_c, False, pic.lifted == BAR),
     ):
         glyph = checker_glyph(colour, g, colors)
-        shown = min(count, STACK)
+        shown = min(count, geo.stack)
         for i in range(shown):
-            ry = y + 6 - i if top else y + 8 + i
-            if count > STACK and i == shown - 1:
+            ry = y + geo.mid_row - 1 - i if top else y + geo.mid_row + 1 + i
+            if count > geo.stack and i == shown - 1:
                 canvas.put(bx - (1 if count >= 10 else 0), ry, str(count), COUNT)
             else:
                 canvas.put(bx, ry, glyph, checker_style(colour, colors, lifted and i == shown - 1))
     # The tray: borne-off checkers, three to a row, the viewer's in the bottom half.
-    tx = x + tray_x0(mine_c) + 1
+    tx = x + tray_x0(mine_c, geo) + 1
     for off, colour, top in (
         (15 - sum(pic.theirs), theirs_c, True),
         (15 - sum(pic.mine), mine_c, False),
@@ -270,24 +323,24 @@ def draw_board(canvas: Canvas, x: int, y: int, pic: BoardPicture, glyphs: Glyphs
         glyph = checker_glyph(colour, g, colors)
         for i in range(off):
             row, c = divmod(i, 3)
-            ry = y + 2 + row if top else y + 12 - row
-            canvas.put(tx + c, ry, glyph, checker_style(colour, colors))
+            canvas.put(tx + c, _stack_row(y, top, row, geo), glyph, checker_style(colour, colors))
     # Dice on the middle row, on the half of the player who rolled.
     if pic.dice:
         parts = [f"[{d}]" for d in pic.dice]
-        half_x = x + board_x0(mine_c) + (24 if pic.dice_mine else 1)
-        dx = half_x + (18 - 4 * len(parts)) // 2
+        half = 6 * geo.pw
+        half_x = x + board_x0(mine_c, geo) + (half + 6 if pic.dice_mine else 1)
+        dx = half_x + (half - 4 * len(parts)) // 2
         for i, part in enumerate(parts):
             used = i < len(pic.dice_used) and pic.dice_used[i]
-            canvas.put(dx + 4 * i, y + 7, part, DIE_USED if used else DIE)
+            canvas.put(dx + 4 * i, y + geo.mid_row, part, DIE_USED if used else DIE)
     # Marks (the last move), then targets and the cursor on the labels.
     for spot in pic.marks:
-        lx, ly, w = spot_label_cell(spot, mine_c)
+        lx, ly, w = spot_label_cell(spot, mine_c, g=geo)
         canvas.restyle(x + lx, y + ly, w, MARK)
     for spot in pic.targets:
-        lx, ly, w = spot_label_cell(spot, mine_c)
+        lx, ly, w = spot_label_cell(spot, mine_c, g=geo)
         canvas.restyle(x + lx, y + ly, w, TARGET)
     if pic.cursor is not None:
-        lx, ly, w = spot_label_cell(pic.cursor, mine_c)
+        lx, ly, w = spot_label_cell(pic.cursor, mine_c, g=geo)
         style = TARGET_CURSOR if pic.cursor in pic.targets else CURSOR
         canvas.restyle(x + lx, y + ly, w, style)

@@ -42,10 +42,13 @@ from door.games.backgammon.position import (
 from door.games.backgammon.rules import can_double
 from door.ui.boards.backgammon import (
     BAR,
+    BIG,
     BLACK_SIDE,
     OFF,
+    SMALL,
     WHITE_SIDE,
     BoardPicture,
+    Geometry,
     checker_glyph,
     checker_style,
     draw_board,
@@ -62,6 +65,14 @@ BOARD_X = 1
 BOARD_Y = 1
 PANEL_X = 50
 INFO_Y = 16  # first line under the board
+BIG_MIN_SIZE = (100, 28)  # a terminal at least this big gets the bigger board (59 × 17)
+
+
+def layout(width: int, height: int) -> tuple[Geometry, int, int]:
+    """(board geometry, panel column, first row under the board) for a canvas size."""
+    if width >= BIG_MIN_SIZE[0] and height >= BIG_MIN_SIZE[1]:
+        return BIG, BOARD_X + BIG.width + 2, BOARD_Y + BIG.height
+    return SMALL, PANEL_X, INFO_Y
 
 ARROWS: dict[str, tuple[str, ...]] = {
     "up": ("up",),
@@ -634,10 +645,11 @@ class BackgammonScreen(GameScreenBase):
                 fr.mine, fr.theirs, self.colour, dice=fr.dice, dice_mine=fr.dice_mine,
                 marks=fr.marks,
             )  # fmt: skip
-            draw_board(canvas, BOARD_X, BOARD_Y, pic, ctx.glyphs, colors)
+            geo, _, info_y = layout(canvas.width, canvas.height)
+            draw_board(canvas, BOARD_X, BOARD_Y, pic, ctx.glyphs, colors, geo)
             self._render_panel(canvas, ctx, fr.mine, fr.theirs)
             line = f"{self.frame + 1}/{len(self.frames)}  {fr.caption}"
-            canvas.put(1, INFO_Y, clip_text(line, canvas.width - 2), LOUD)
+            canvas.put(1, info_y, clip_text(line, canvas.width - 2), LOUD)
             return
         mine, theirs = self.sides()
         state = self.bg
@@ -665,16 +677,18 @@ class BackgammonScreen(GameScreenBase):
             lifted=self.lifted, targets=self.targets, marks=self.marks,
             dice=dice, dice_used=used, dice_mine=state.turn == self.viewer,
         )  # fmt: skip
-        draw_board(canvas, BOARD_X, BOARD_Y, pic, ctx.glyphs, colors)
+        geo, _, info_y = layout(canvas.width, canvas.height)
+        draw_board(canvas, BOARD_X, BOARD_Y, pic, ctx.glyphs, colors, geo)
         self._render_panel(canvas, ctx, mine, theirs)
         self._render_bottom(canvas, ctx)
-        self.draw_record(canvas, ctx, 22, canvas.width - 2)
+        self.draw_record(canvas, ctx, info_y + 6, canvas.width - 2)
 
     def _render_panel(self, canvas: Canvas, ctx: Context, mine: Side, theirs: Side) -> None:
         assert self.snap is not None
         info = self.snap.info
         state = self.bg
-        x = PANEL_X
+        geo, x, _ = layout(canvas.width, canvas.height)
+        bottom = BOARD_Y + geo.bottom_label  # the viewer's line sits level with their points
         w = canvas.width - x - 1
         colors = ctx.caps.colors
         v = self.viewer
@@ -746,11 +760,11 @@ class BackgammonScreen(GameScreenBase):
             canvas.put(x, 11, "Hints:", HEADING_STYLE)
             for i, (text, eq) in enumerate(self.hints[:3]):
                 canvas.put(x, 12 + i, clip_text(f"{i + 1}. {text} {eq}", w), TEXT)
-        player_line(15, v, me_c, mine)
+        player_line(bottom, v, me_c, mine)
 
     def _render_bottom(self, canvas: Canvas, ctx: Context) -> None:
         w = canvas.width - 2
-        y = INFO_Y
+        y = layout(canvas.width, canvas.height)[2]
         if self.notice_line:
             canvas.put(1, y, clip_text(self.notice_line, w), DIM)
         if self.mode == "type":
