@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any
 import pyte
 import pytest
 import telnetlib3
+from sqlalchemy import text
 
 from door.app import App
 from door.config import Config, DatabaseConfig, GamesConfig
@@ -234,3 +236,30 @@ async def closed_or_prompt(reader: asyncio.StreamReader, needle: bytes, timeout:
             return buf
         buf += chunk
     return buf
+
+
+async def send(writer: asyncio.StreamWriter, data: bytes) -> bool:
+    """Write ``data``; False if the server closed the connection meanwhile."""
+    try:
+        writer.write(data)
+        await writer.drain()
+    except (ConnectionError, OSError):
+        return False
+    return True
+
+
+async def wait_slots(app: App, total: int, timeout: float = 5.0) -> None:
+    """Wait until the connection limiter holds ``total`` slots (closed ones released)."""
+    end = time.monotonic() + timeout
+    while app.limiter.total != total:
+        if time.monotonic() > end:
+            raise AssertionError(f"{app.limiter.total} connection slots held, not {total}")
+        await asyncio.sleep(0.05)
+
+
+async def user_names(app: App) -> set[str]:
+    """Every account name in the server's database (straight from the table)."""
+    assert app.services is not None
+    async with app.services.db.read() as conn:
+        rows = (await conn.execute(text("SELECT name FROM users"))).all()
+    return {r[0] for r in rows}

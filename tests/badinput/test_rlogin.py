@@ -11,8 +11,14 @@ import socket
 import pytest
 
 from door.app import App
-from tests.badinput.conftest import RLOGIN_SECRET, Bystander, Screen, closed_or_prompt
-from tests.badinput.test_telnet import user_names, wait_slots
+from tests.badinput.conftest import (
+    RLOGIN_SECRET,
+    Bystander,
+    Screen,
+    closed_or_prompt,
+    user_names,
+    wait_slots,
+)
 
 
 async def connect(app: App, source: str = "127.0.0.1"

@@ -11,8 +11,14 @@ import asyncssh
 import pytest
 
 from door.app import App
-from tests.badinput.conftest import PASSWORD, Bystander, Screen, closed_or_prompt
-from tests.badinput.test_telnet import user_names, wait_slots
+from tests.badinput.conftest import (
+    PASSWORD,
+    Bystander,
+    Screen,
+    closed_or_prompt,
+    user_names,
+    wait_slots,
+)
 
 
 async def ssh_connect(app: App, username: str, **kw: Any) -> asyncssh.SSHClientConnection:

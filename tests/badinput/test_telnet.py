@@ -24,40 +24,15 @@ from tests.badinput.conftest import (
     Screen,
     closed_or_prompt,
     raw_telnet,
+    send,
     telnet_login,
+    user_names,
+    wait_slots,
 )
 from tests.net.conftest import expect
 
 IAC, DONT, DO, WONT, WILL, SB, SE, NOP = 255, 254, 253, 252, 251, 250, 240, 241
 NAWS, TTYPE, IS = 31, 24, 0
-
-
-async def send(writer: asyncio.StreamWriter, data: bytes) -> bool:
-    """Write ``data``; False if the server closed the connection meanwhile."""
-    try:
-        writer.write(data)
-        await writer.drain()
-    except (ConnectionError, OSError):
-        return False
-    return True
-
-
-async def wait_slots(app: App, total: int, timeout: float = 5.0) -> None:
-    """Wait until the connection limiter holds ``total`` slots (closed ones released)."""
-    end = time.monotonic() + timeout
-    while app.limiter.total != total:
-        if time.monotonic() > end:
-            raise AssertionError(f"{app.limiter.total} connection slots held, not {total}")
-        await asyncio.sleep(0.05)
-
-
-async def user_names(app: App) -> set[str]:
-    assert app.services is not None
-    from sqlalchemy import text
-
-    async with app.services.db.read() as conn:
-        rows = (await conn.execute(text("SELECT name FROM users"))).all()
-    return {r[0] for r in rows}
 
 
 async def logged_in(app: App, name: str) -> tuple[Screen, Any]:
