@@ -13,9 +13,14 @@ and the pure-Python levels take milliseconds) and submit it with the version the
 game that changed meanwhile is simply looked at again. At start the runner also scans the
 running games for bot turns left over from before a restart.
 
-Levels (``levels(kind)``): backgammon ``bg-beginner``, ``bg-intermediate``, ``bg-expert``
-(bgsage where installed, else the pure-Python fallback at every level); Spectrangle
-``spectrangle-greedy`` and ``spectrangle-strong``.
+Levels (``levels(kind)``): backgammon ``bg-beginner`` (1-ply with noise),
+``bg-intermediate`` (1-ply), ``bg-expert`` (2-ply) with bgsage where installed, else the
+pure-Python fallback (:mod:`door.games.backgammon.pubeval`) at every level; Spectrangle
+``spectrangle-greedy`` and ``spectrangle-strong`` (:mod:`door.games.spectrangle.bot`).
+
+What the screens use: ``BotRunner.levels(kind)``, ``await hint(kind, state, n)``,
+``await game_hint(game_id, user_id, n)`` (checks the game allows hints) and
+``await review(game_id)`` (a finished backgammon game, with bgsage).
 """
 
 from __future__ import annotations
