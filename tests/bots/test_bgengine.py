@@ -300,3 +300,24 @@ def test_review_flags_a_double_made_far_too_early() -> None:
     doubler = review.players[1 - mover]
     assert [(m.played, m.best) for m in doubler.mistakes] == [("double", "roll")]
     assert doubler.mistakes[0].loss > 0.05
+
+
+def test_review_reads_a_log_that_ends_in_a_forfeit() -> None:
+    fallback = BgEngine("bg-intermediate", use_bgsage=False)
+    _, log = play_game((fallback, fallback), {"match_length": 0}, random.Random(21))
+    cut = log[:12]
+    seat = next(s for k, s, _ in cut if k == "move")
+    cut.append(("system", seat, {"action": "forfeit", "reason": "resign"}))
+    review = review_log(fallback, {"match_length": 0}, cut)
+    assert review.engine == "pubeval"
+    assert sum(p.decisions for p in review.players) > 0
+
+
+def test_review_refuses_a_log_that_does_not_replay() -> None:
+    fallback = BgEngine("bg-intermediate", use_bgsage=False)
+    log: list[tuple[str, int | None, dict[str, Any]]] = [
+        ("chance", None, {"chance": {"dice": [3, 1]}}),
+        ("move", 0, {"move": "24/10"}),
+    ]
+    with pytest.raises(ValueError):
+        review_log(fallback, {"match_length": 0}, log)
