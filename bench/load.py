@@ -241,7 +241,7 @@ def main() -> None:
     parser.add_argument("--telnet", type=int, default=500, help="telnet players")
     parser.add_argument("--ssh", type=int, default=50, help="SSH players")
     parser.add_argument("--seconds", type=float, default=60.0, help="steady window")
-    parser.add_argument("--rate", type=float, default=10.0, help="logins a second in the ramp")
+    parser.add_argument("--rate", type=float, default=5.0, help="logins a second in the ramp")
     parser.add_argument("--burst", type=int, default=100, help="logins at once after")
     parser.add_argument("--echo-seconds", type=float, default=20.0)
     parser.add_argument("--gap-min", type=float, default=1.0, help="seconds between keys")

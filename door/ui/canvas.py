@@ -368,6 +368,8 @@ class _Writer:
         self.x, self.y = x, y
 
     def set_style(self, style: Style) -> None:
+        if style is self.style:
+            return  # styles are interned: the usual case, without a dataclass __eq__
         change = _sgr_change(self.style, style, self.colors)
         if change:
             self.out.append(change)
