@@ -12,7 +12,6 @@ import contextlib
 import os
 import selectors
 import signal
-import sys
 import termios
 import tty
 from typing import Any
@@ -178,6 +177,3 @@ def stdio_caps(
         transport="stdio",
     )
 
-
-def stdin_is_tty() -> bool:
-    return sys.stdin is not None and sys.stdin.isatty()
