@@ -70,9 +70,17 @@ class BotBrains:
         self._pool: bgengine.AnalyzerPool | None = None
         self._lock = threading.Lock()  # the shared rng
         self._build_lock = threading.Lock()  # building an engine takes up to a second
+        self.warmed = False
+        """True once :meth:`warm_up` has run."""
+
+    @property
+    def loaded(self) -> bool:
+        """True once a backgammon engine has been built (with bgsage, that is when its
+        networks and bearoff database, about 110 MB, are loaded)."""
+        return bool(self._engines)
 
     def engine(self, level: str) -> bgengine.BgEngine:
-        """The backgammon engine for ``level`` (built once)."""
+        """The backgammon engine for ``level`` (built on first use, then kept)."""
         with self._build_lock:
             eng = self._engines.get(level)
             if eng is None:
@@ -98,6 +106,7 @@ class BotBrains:
         opening = rules.apply_chance(rules.new_game(2, {"match_length": 0}), (3, 1))
         for level, _ in bgengine.BG_LEVELS:
             self.engine(level).rank_plays(opening)
+        self.warmed = True
 
     def choose(self, kind: str, level: str, state: Any) -> str:
         """The move text ``level`` plays in ``state`` (for the seat to act)."""
@@ -170,6 +179,10 @@ class BotRunner:
     change this process was not told about (another ``door`` process on the same
     PostgreSQL database, a deadline sweep). ``brains`` may be shared between runners
     (tests do, to load the engines once).
+
+    The backgammon engines (with bgsage, ~110 MB of networks) are not loaded at start:
+    they are warmed up in a worker thread when a backgammon game with a bot seat is first
+    seen, or built on first use by a hint or a review.
     """
 
     def __init__(
@@ -197,6 +210,7 @@ class BotRunner:
         self._tasks: list[asyncio.Task[Any]] = []
         self._bot_ids: dict[str, int] = {}
         self._ready: asyncio.Event | None = None
+        self._warming: asyncio.Task[None] | None = None
         self.moves_made = 0
 
     # --- life cycle ----------------------------------------------------------------------
@@ -228,6 +242,7 @@ class BotRunner:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks.clear()
+        self._warming = None
 
     async def idle(self, timeout: float = 30.0) -> None:
         """Wait until no bot has a move queued or in hand (for tests and the benchmark)."""
@@ -243,7 +258,9 @@ class BotRunner:
             for name in all_levels():
                 user = await self.services.accounts.ensure_bot(name)
                 self._bot_ids[name] = user.id
-            await asyncio.to_thread(self.brains.warm_up)
+            # No warm-up here: the networks load when a backgammon bot first sits in a
+            # game (see ``_warm_up_soon``), so a process whose callers never meet a bot
+            # does not carry them.
             await self.scan()
         except asyncio.CancelledError:
             raise
@@ -269,6 +286,8 @@ class BotRunner:
         while True:
             page, total = await games.list_games("active", None, offset=offset, limit=100)
             for info in page:
+                if _has_backgammon_bot(info):
+                    self._warm_up_soon()
                 if _bot_to_act(info) is not None:
                     self._wake(info.id)
                     found += 1
@@ -280,8 +299,28 @@ class BotRunner:
 
     def on_after_commit(self, snapshot: GameSnapshot) -> None:
         """The game service's hook: queue the game if a bot is to act in it now."""
+        if _has_backgammon_bot(snapshot.info):
+            self._warm_up_soon()
         if _bot_to_act(snapshot.info) is not None:
             self._wake(snapshot.info.id)
+
+    def _warm_up_soon(self) -> None:
+        """Load the backgammon engines in a worker thread, once, now that a backgammon
+        bot sits in a game: its first move then need not wait for the networks. A bot
+        that has to think before this finishes simply builds its engine itself (the
+        brains build each engine once, under a lock)."""
+        if self._warming is not None or self.brains.warmed or self._queue is None:
+            return
+        self._warming = asyncio.create_task(self._warm_up(), name="door-bots-warm-up")
+        self._tasks.append(self._warming)
+
+    async def _warm_up(self) -> None:
+        try:
+            await asyncio.to_thread(self.brains.warm_up)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("loading the backgammon engines failed")
 
     def _wake(self, game_id: int) -> None:
         if self._queue is None:
@@ -411,6 +450,15 @@ class BotRunner:
         log_items = [(e.kind, e.seat, e.payload) for e in events]
         engine = self.brains.engine("bg-expert")
         return await asyncio.to_thread(bgengine.review_log, engine, dict(info.options), log_items)
+
+
+def _has_backgammon_bot(info: Any) -> bool:
+    """True for a backgammon game, not yet over, with a bot in one of its seats."""
+    return (
+        info.kind == "backgammon"
+        and info.status in ("open", "active")
+        and any(s.kind == "bot" for s in info.seats)
+    )
 
 
 def _bot_to_act(info: Any) -> Any | None:
