@@ -204,6 +204,9 @@ class Session:
         try:
             while self.stack:
                 self._sync_game_sub()
+                # Taken before rendering, so work that finishes during the render or the
+                # drain still wakes the loop for one more render.
+                busy = self._busy()
                 self.render()
                 await self.terminal.drain()
                 if reader is None:
@@ -223,6 +226,8 @@ class Session:
                     waiting.add(user_get)
                 if game_get is not None:
                     waiting.add(game_get)
+                if busy is not None:
+                    waiting.add(busy)
                 done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
                 keep = True
                 if user_get is not None and user_get in done:
@@ -249,6 +254,15 @@ class Session:
                 self.user_sub.close()
             if self.game_sub is not None:
                 self.game_sub.close()
+
+    def _busy(self) -> asyncio.Future[Any] | None:
+        """The top screen's unfinished background work, if any: a screen that computes
+        something slow (a game review) keeps its task in a ``busy`` attribute and draws
+        "working…" until it is done; the loop redraws when it finishes."""
+        work = getattr(self.stack[-1], "busy", None) if self.stack else None
+        if isinstance(work, asyncio.Future) and not work.done():
+            return work
+        return None
 
     async def on_input(self, event: InputEvent | None) -> bool:
         """Handle one input event; False when the session should end."""
