@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from door.ui.canvas import Canvas, diff
 from door.ui.glyphs import glyphs
 from door.ui.screen import Context, Pop, Push, Quit, Replace, Screen, Transition
-from door.ui.terminal import Caps, Encoding, Hangup, InputEvent, Key, Resize, Terminal
+from door.ui.terminal import Caps, Encoding, Hangup, InputEvent, Key, Resize, Terminal, Text
 
 if TYPE_CHECKING:
     from door.services import Services
@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 
 MIN_WIDTH = 80
 MIN_HEIGHT = 24
+TYPE_AHEAD = 16
+"""Text of up to this many characters in one event is handled one key at a time."""
 
 
 class Session:
@@ -280,6 +282,15 @@ class Session:
             return True
         if not self.stack:
             return False
+        if isinstance(event, Text) and 1 < len(event.text) <= TYPE_AHEAD:
+            # A few keys that arrived in one read (typed ahead, or bunched by a laggy
+            # link) are separate key presses: a menu acts on one letter per event, so
+            # each goes to whatever screen is on top by then. Longer runs are pastes
+            # and stay whole.
+            for ch in event.text:
+                if not await self.on_input(Text(ch)):
+                    return False
+            return True
         # The status line shows until the person's next key (a notice or a resize
         # redraws without wiping what they were just told).
         self.ctx.message = None

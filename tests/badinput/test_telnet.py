@@ -376,3 +376,21 @@ async def test_client_that_stops_reading_is_not_buffered_without_bound(
     await bystander.poke()
     writer.close()
     await wait_slots(server, 1, timeout=10)
+
+
+async def test_keys_typed_ahead_in_one_packet_are_each_handled(
+    server: App, bystander: Bystander
+) -> None:
+    # Over a laggy link two quick key presses arrive in one TCP segment; the menu used
+    # to see one Text("ss") and act on the first letter only, losing the second.
+    screen, writer = await logged_in(server, "Mallory")
+    writer.write(b"ss")
+    await asyncio.sleep(0.5)
+    writer.write(b"\x0c")
+    await screen.wait_for("Sound effects: ON")
+    assert server.services is not None
+    user = await server.services.accounts.by_name("Mallory")
+    assert user is not None and user.settings.sound is True  # toggled twice
+    writer.close()
+    await screen.stop()
+    await bystander.poke()
