@@ -431,8 +431,9 @@ class BotRunner:
             raise ValueError("hints are for the player whose turn it is")
         return await self.hint(info.kind, snap.state, n)
 
-    async def review(self, game_id: int) -> bgengine.GameReview:
-        """Review a finished backgammon game: each seat's error rate and biggest mistakes.
+    async def review(self, game_id: int, *, worst: int = 5) -> bgengine.GameReview:
+        """Review a finished backgammon game: each seat's error rate and its ``worst``
+        biggest mistakes.
 
         ``ValueError`` with a reason for a game that is not backgammon, not finished, or
         when bgsage is not available on this machine.
@@ -448,8 +449,15 @@ class BotRunner:
             raise ValueError("game review needs the bgsage engine, which this server lacks")
         events = await games.events(game_id)
         log_items = [(e.kind, e.seat, e.payload) for e in events]
-        engine = self.brains.engine("bg-expert")
-        return await asyncio.to_thread(bgengine.review_log, engine, dict(info.options), log_items)
+        options = dict(info.options)
+
+        def analyse() -> bgengine.GameReview:
+            # The engine is built here, off the event loop: with lazy loading the first
+            # review may be what loads the networks.
+            engine = self.brains.engine("bg-expert")
+            return bgengine.review_log(engine, options, log_items, worst=worst)
+
+        return await asyncio.to_thread(analyse)
 
 
 def _has_backgammon_bot(info: Any) -> bool:

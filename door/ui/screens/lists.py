@@ -76,7 +76,9 @@ class GameListScreen(Screen):
     """One list at a time, switched with O/A/M/W/F or ←/→; Enter opens the highlighted
     game (joining it when it is open), L leaves an open game you sit in."""
 
-    key_help = "O A M W F: lists · Up/Down Enter: open · N)ext P)rev · K)ind · L)eave · Q)uit"
+    KEY_HELP = "O A M W F: lists · Up/Down Enter: open · N)ext P)rev · K)ind · L)eave · Q)uit"
+    # On the finished list L)eave has nothing to do; R)eview takes its place.
+    FINISHED_KEY_HELP = "O A M W F: lists · Enter: replay · N)ext P)rev · K)ind · R)eview · Q)uit"
 
     def __init__(self, which: Which = "active", kind: str | None = None) -> None:
         self.which: Which = which
@@ -84,6 +86,10 @@ class GameListScreen(Screen):
         self.kind_titles: dict[str, str] = {}
         self.view: ListView[Any] = ListView(page_size=14)
         self.now: datetime | None = None
+
+    @property
+    def key_help(self) -> str:  # type: ignore[override]
+        return self.FINISHED_KEY_HELP if self.which == "finished" else self.KEY_HELP
 
     @property
     def title(self) -> str:  # type: ignore[override]
@@ -141,6 +147,8 @@ class GameListScreen(Screen):
                     return None
             if ch == "L":
                 return await self.leave(ctx)
+            if ch == "R":
+                return self.review(ctx)
             if ch == "K":
                 # All games, then each kind in turn.
                 kinds: list[str | None] = [None, *self.kind_titles]
@@ -172,6 +180,19 @@ class GameListScreen(Screen):
                 return None
             ctx.status(f"You joined game #{info.id}. It has begun!")
         return Push(screen_for_game(info, ctx))
+
+    def review(self, ctx: Context) -> Transition | None:
+        """R)eview: the analysis of the highlighted finished backgammon game."""
+        from door.ui.screens.review import ReviewScreen
+
+        info = self.view.current
+        if info is None or info.status not in ("finished", "abandoned"):
+            ctx.status("R)eview is for finished backgammon games: F shows them.")
+            return None
+        if info.kind != "backgammon":
+            ctx.status("Only backgammon games can be reviewed.")
+            return None
+        return Push(ReviewScreen(info.id))
 
     async def leave(self, ctx: Context) -> Transition | None:
         info = self.view.current
