@@ -276,3 +276,61 @@ async def test_an_illegal_spectrangle_placement_names_the_rule(services: Service
     await t.unchanged()
     legal = t.legal()[0]
     assert (await games.submit(t.game_id, t.mover.id, legal, t.version)).info.version > t.version
+
+
+# --- the lobby: bad requests to begin and join ------------------------------------------------
+
+
+async def game_count(services: Services) -> int:
+    async with services.db.read() as conn:
+        return int((await conn.execute(text("SELECT count(*) FROM games"))).scalar_one())
+
+
+@pytest.mark.parametrize(
+    ("options", "hours", "reason"),
+    [
+        ({"match_length": "5'; DROP TABLE games;--"}, 24, "match_length"),
+        ({"match_length": -3}, 24, "match_length"),
+        ({"match_length": 10**9}, 24, "match_length"),
+        ({"colour": "\x1b[31mred"}, 24, "unknown backgammon option"),
+        ({}, 0, "deadline"),
+        ({}, -24, "deadline"),
+        ({}, 10**9, "deadline"),
+    ],
+)
+async def test_a_game_with_bad_options_is_refused_and_nothing_is_created(
+    services: Services, options: dict[str, Any], hours: int, reason: str
+) -> None:
+    alice = await services.accounts.register("Alice", "alice-pw")
+    with pytest.raises(LobbyError, match=reason) as err:
+        await services.games.begin(
+            alice.id, "backgammon", options, [SeatSpec("me"), SeatSpec("open")], hours
+        )
+    readable(str(err.value))
+    assert await game_count(services) == 0
+
+
+async def test_a_seat_for_a_player_who_does_not_exist_is_refused(services: Services) -> None:
+    alice = await services.accounts.register("Alice", "alice-pw")
+    with pytest.raises(LobbyError, match="no player called") as err:
+        await services.games.begin(
+            alice.id, "backgammon", {}, [SeatSpec("me"), SeatSpec("user", "' OR 1=1 --")]
+        )
+    readable(str(err.value))
+    assert await game_count(services) == 0
+
+
+async def test_joining_a_full_game_or_twice_is_refused(table: Table) -> None:
+    games = table.services.games
+    with pytest.raises(LobbyError, match="not open"):
+        await games.join(table.game_id, table.watcher.id)
+    with pytest.raises(LobbyError):
+        await games.join(table.game_id, table.mover.id)
+    await table.unchanged()
+
+
+async def test_an_unknown_game_kind_is_refused(services: Services) -> None:
+    alice = await services.accounts.register("Alice", "alice-pw")
+    with pytest.raises(LobbyError, match="no game called"):
+        await services.games.begin(alice.id, "chess'; --", {}, [SeatSpec("me"), SeatSpec("open")])
+    assert await game_count(services) == 0
