@@ -171,3 +171,52 @@ def max_dice(me: Side, opp: Side, d1: int, d2: int) -> int:
     """How many dice the mover must use with this roll (0 when he cannot move)."""
     plays = legal_plays(me, opp, d1, d2)
     return len(plays[0][0]) if plays else 0
+
+
+def find_full_play(
+    me: Side, opp: Side, d1: int, d2: int, target: tuple[Side, Side]
+) -> Play | None:
+    """The play :func:`legal_plays` lists for ``target`` when it uses every die, else None.
+
+    Searches the same tree in the same order as :func:`legal_plays` and stops at the first
+    play of all the dice (two, four with doubles) that reaches ``target``, so the steps are
+    exactly those ``legal_plays`` would give; a play using every die is always legal. None
+    says nothing (a shorter legal play may still reach ``target``): ask ``legal_plays``.
+    """
+    t_me, t_opp = list(target[0]), list(target[1])
+    m = list(me)
+    o = list(opp)
+    if d1 != d2:
+        for first, second in ((d1, d2), (d2, d1)):
+            for s1 in single_steps(m, o, first):
+                apply_step(m, o, s1)
+                for s2 in single_steps(m, o, second):
+                    apply_step(m, o, s2)
+                    if m == t_me and o == t_opp:
+                        return (s1, s2)
+                    undo_step(m, o, s2)
+                undo_step(m, o, s1)
+        return None
+    die = d1
+    path: list[Step] = []
+
+    def rec(depth: int, max_src: int) -> bool:
+        # Points above max_src (and the bar, once left) never change again in this
+        # order of steps, so a branch that differs from the target there is dead.
+        if m[max_src:25] != t_me[max_src:25]:
+            return False
+        if depth == 4:
+            return m == t_me and o == t_opp
+        for step in single_steps(m, o, die):
+            src = step[0]
+            if src > max_src:
+                continue
+            apply_step(m, o, step)
+            path.append(step)
+            if rec(depth + 1, src):
+                return True
+            path.pop()
+            undo_step(m, o, step)
+        return False
+
+    return tuple(path) if rec(0, 25) else None

@@ -550,7 +550,9 @@ class BackgammonRules:
             plays = self.plays(state)
             if not plays:
                 return [EMPTY_PLAY]
-            return [BgMove("play", p[0]) for p in plays]
+            me, opp = mover_sides(state)
+            dice = state.dice
+            return [_trusted(BgMove("play", p[0]), me, opp, dice, p[1], p[2]) for p in plays]
         if phase == DECIDE:
             return [ROLL, DOUBLE] if can_double(state) else [ROLL]
         if phase == DOUBLED:
@@ -643,6 +645,16 @@ class BackgammonRules:
     def _apply_play(self, state: BackgammonState, move: BgMove) -> BackgammonState:
         assert state.dice is not None
         me, opp = mover_sides(state)
+        trusted = move.trusted
+        if (
+            trusted is not None
+            and move.steps
+            and trusted[0] == me
+            and trusted[1] == opp
+            and trusted[2] == state.dice
+        ):
+            # Proved legal for exactly these sides and dice by parse_move/legal_moves.
+            return self._after_play(state, trusted[3], trusted[4])
         plays = self.plays(state)
         if not plays:
             if move.steps:
@@ -658,6 +670,10 @@ class BackgammonRules:
             if result not in legal:
                 raise IllegalMoveError(self._diagnose(state, plays, result, move.steps))
             after_me, after_opp = result
+        return self._after_play(state, after_me, after_opp)
+
+    @staticmethod
+    def _after_play(state: BackgammonState, after_me: Side, after_opp: Side) -> BackgammonState:
         moved = state.with_board(after_me, after_opp)
         if sum(after_me) == 0:
             return _end_game(moved, state.turn, game_value(after_me, after_opp), "normal")
@@ -790,11 +806,47 @@ class BackgammonRules:
     def _match_play(
         self, state: BackgammonState, written: list[notation.WrittenMove], text: str
     ) -> BgMove:
+        assert state.dice is not None
+        me, opp = mover_sides(state)
+        try:
+            quick: tuple[Side, Side] | None = self._written_result(state, written)
+        except IllegalMoveError:
+            quick = None  # said again below, after the checks that come first
+        if quick is not None:
+            # A play of every die that reaches the written position is legal; finding it
+            # costs a fraction of listing every play (which errors and hits left out of
+            # the writing still need).
+            d1, d2 = state.dice
+            steps = movegen.find_full_play(me, opp, d1, d2, quick)
+            if steps is not None:
+                return _trusted(BgMove("play", steps), me, opp, state.dice, *quick)
         plays = self.plays(state)
         if not plays:
             raise IllegalMoveError(
                 "you have no legal move with this roll: the turn passes (play (no play))"
             )
+        result = self._written_result(state, written)
+        exact = [p for p in plays if (p[1], p[2]) == result]
+        if exact:
+            return _trusted(BgMove("play", exact[0][0]), me, opp, state.dice, *result)
+        # The writer may have left out a hit on the way ("24/20" for "24/23*/20").
+        same_me = [p for p in plays if p[1] == result[0]]
+        if len(same_me) == 1:
+            p = same_me[0]
+            return _trusted(BgMove("play", p[0]), me, opp, state.dice, p[1], p[2])
+        if len(same_me) > 1:
+            readings = " or ".join(notation.format_play(p[0]) for p in same_me)
+            raise AmbiguousMoveError(f"{text!r} could mean {readings}: say which")
+        steps_ = self._steps_for(state, result)
+        if steps_ is None:
+            self._check_higher_die(state, written)
+        return self._raise_illegal(state, plays, result, steps_, text)
+
+    @staticmethod
+    def _written_result(
+        state: BackgammonState, written: list[notation.WrittenMove]
+    ) -> tuple[Side, Side]:
+        """The sides after the written checker moves, or the error the writing makes."""
         me, opp = mover_sides(state)
         m, o = list(me), list(opp)
         hit_marks: set[int] = set()
@@ -826,21 +878,7 @@ class BackgammonRules:
             raise IllegalMoveError(
                 "you may bear off only when all your checkers are in your home board"
             )
-        result = (tuple(m), tuple(o))
-        exact = [p for p in plays if (p[1], p[2]) == result]
-        if exact:
-            return BgMove("play", exact[0][0])
-        # The writer may have left out a hit on the way ("24/20" for "24/23*/20").
-        same_me = [p for p in plays if p[1] == result[0]]
-        if len(same_me) == 1:
-            return BgMove("play", same_me[0][0])
-        if len(same_me) > 1:
-            readings = " or ".join(notation.format_play(p[0]) for p in same_me)
-            raise AmbiguousMoveError(f"{text!r} could mean {readings}: say which")
-        steps = self._steps_for(state, result)
-        if steps is None:
-            self._check_higher_die(state, written)
-        return self._raise_illegal(state, plays, result, steps, text)
+        return tuple(m), tuple(o)
 
     @staticmethod
     def _check_higher_die(state: BackgammonState, written: list[notation.WrittenMove]) -> None:
@@ -1058,6 +1096,14 @@ class BackgammonRules:
 
 
 # --------------------------------------------------------------------- search helpers
+
+
+def _trusted(
+    move: BgMove, me: Side, opp: Side, dice: Dice | None, after_me: Side, after_opp: Side
+) -> BgMove:
+    """``move`` marked as proved legal from (me, opp, dice) to (after_me, after_opp)."""
+    object.__setattr__(move, "trusted", (me, opp, dice, after_me, after_opp))
+    return move
 
 
 def _reaches(m: list[int], o: list[int], dice: list[int], target: tuple[Side, Side]) -> bool:
