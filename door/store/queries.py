@@ -316,6 +316,18 @@ def game_row(conn: Connection, game_id: int) -> Row | None:
 def game_rows(conn: Connection, ids: Sequence[int]) -> list[Row]:
     if not ids:
         return []
+    raw = _raw(conn)
+    if raw is not None:
+        # The game lists' hot path (every tab switch, every return to a menu).
+        marks = ", ".join("?" * len(ids))
+        with _translated():
+            cur = raw.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE id IN ({marks})", tuple(ids)
+            )
+            found = cur.fetchall()
+        read: list[Any] = [_game_from_raw(cur.description, v) for v in found]
+        by_raw = {r.id: r for r in read}
+        return [by_raw[i] for i in ids if i in by_raw]
     rows = (conn.execute(select(games).where(games.c.id.in_(ids)))).all()
     by_id = {r.id: r for r in rows}
     return [by_id[i] for i in ids if i in by_id]
@@ -366,6 +378,20 @@ def seat_rows(conn: Connection, game_id: int) -> list[Row]:
 def seat_rows_for(conn: Connection, game_ids: Sequence[int]) -> dict[int, list[Row]]:
     out: dict[int, list[Row]] = {g: [] for g in game_ids}
     if not game_ids:
+        return out
+    raw = _raw(conn)
+    if raw is not None:
+        marks = ", ".join("?" * len(game_ids))
+        sql = _SEATS_SELECT.replace(
+            "WHERE s.game_id = ? ORDER BY s.seat",
+            f"WHERE s.game_id IN ({marks}) ORDER BY s.game_id, s.seat",
+        )
+        with _translated():
+            cur = raw.execute(sql, tuple(game_ids))
+            names = [d[0] for d in cur.description]
+            for values in cur.fetchall():
+                row: Any = RawRow(zip(names, values, strict=True))
+                out[row.game_id].append(row)
         return out
     result = conn.execute(
         _seats_named()
@@ -491,6 +517,9 @@ def list_game_ids(
     offset: int,
     limit: int,
 ) -> tuple[list[int], int]:
+    raw = _raw(conn)
+    if raw is not None:
+        return _list_game_ids_raw(raw, which, user_id, kind, offset, limit)
     cond = _list_filter(which, user_id, kind)
     count = select(func.count()).select_from(games).where(cond)
     total = int((conn.execute(count)).scalar_one())
@@ -504,6 +533,68 @@ def list_game_ids(
         select(games.c.id).where(cond).order_by(*order).offset(offset).limit(limit)
     )
     return [int(r[0]) for r in result], total
+
+
+def _list_game_ids_raw(
+    raw: Any, which: str, user_id: int | None, kind: str | None, offset: int, limit: int
+) -> tuple[list[int], int]:
+    """``list_game_ids`` in plain SQL on SQLite: the same conditions as ``_list_filter``
+    (building and caching those SQLAlchemy statements cost more than running them)."""
+    conds: list[str] = []
+    args: list[Any] = []
+    user = "s.user_id IS NULL" if user_id is None else "s.user_id = ?"
+    user_args: list[Any] = [] if user_id is None else [user_id]
+    if which == "open":
+        conds.append("games.status = 'open'")
+        conds.append(
+            "games.id IN (SELECT s.game_id FROM seats AS s WHERE s.kind = 'open' "
+            f"OR (s.kind = 'reserved' AND {user}))"
+        )
+        args += user_args
+        if user_id is not None:
+            conds.append(
+                "games.id NOT IN (SELECT s.game_id FROM seats AS s "
+                "WHERE s.user_id = ? AND s.kind = 'user')"
+            )
+            args.append(user_id)
+    elif which == "active":
+        conds.append("games.status = 'active'")
+    elif which == "mine":
+        conds.append("games.status IN ('open', 'active')")
+        conds.append(
+            f"games.id IN (SELECT s.game_id FROM seats AS s WHERE {user} AND s.kind = 'user')"
+        )
+        args += user_args
+    elif which == "waiting":
+        conds.append("games.status = 'active'")
+        conds.append(
+            "games.id IN (SELECT s.game_id FROM seats AS s WHERE "
+            f"{user} AND s.kind IN ('user', 'bot') AND s.seat = games.to_act "
+            "AND s.game_id = games.id)"
+        )
+        args += user_args
+    elif which == "finished":
+        conds.append("games.status IN ('finished', 'abandoned')")
+        if user_id is not None:
+            conds.append("games.id IN (SELECT s.game_id FROM seats AS s WHERE s.user_id = ?)")
+            args.append(user_id)
+    else:
+        raise ValueError(f"unknown list {which!r}")
+    if kind is not None:
+        conds.append("games.kind = ?")
+        args.append(kind)
+    where = " AND ".join(conds)
+    if which == "waiting":
+        order = "games.deadline ASC, games.id"
+    else:
+        order = "games.updated_at DESC, games.id DESC"
+    with _translated():
+        total = int(raw.execute(f"SELECT count(*) FROM games WHERE {where}", args).fetchone()[0])
+        page = raw.execute(
+            f"SELECT games.id FROM games WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?",
+            [*args, limit, offset],
+        ).fetchall()
+    return [int(r[0]) for r in page], total
 
 
 def overdue_games(conn: Connection, now: datetime, limit: int = 500) -> list[Row]:
