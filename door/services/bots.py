@@ -31,6 +31,7 @@ import logging
 import random
 import secrets
 import threading
+from collections import OrderedDict
 from typing import Any
 
 from door.games.spectrangle import bot as spectrangle_bot
@@ -54,6 +55,8 @@ _DEFAULT_LEVEL = {"backgammon": "bg-intermediate", "spectrangle": "spectrangle-g
 # A rules bug or a broken engine must never make a bot spin on one game.
 _MAX_ACTIONS_PER_WAKE = 200
 _MAX_STALE_RETRIES = 5
+# Finished games' reviews kept in memory (a few KB each).
+_REVIEWS_KEPT = 64
 
 
 class BotBrains:
@@ -211,6 +214,9 @@ class BotRunner:
         self._bot_ids: dict[str, int] = {}
         self._ready: asyncio.Event | None = None
         self._warming: asyncio.Task[None] | None = None
+        self._reviews: OrderedDict[tuple[int, int, int], bgengine.GameReview] = OrderedDict()
+        self._reviewing: dict[tuple[int, int, int], asyncio.Task[bgengine.GameReview]] = {}
+        self._review_slot = asyncio.Semaphore(1)
         self.moves_made = 0
 
     # --- life cycle ----------------------------------------------------------------------
@@ -236,11 +242,15 @@ class BotRunner:
         """Stop the workers (a move being thought about is abandoned, never half-written)."""
         if self.services.games.on_after_commit == self.on_after_commit:
             self.services.games.on_after_commit = None
-        for task in self._tasks:
+        reviews = list(self._reviewing.values())
+        for task in [*self._tasks, *reviews]:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        for review in reviews:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await review
         self._tasks.clear()
         self._warming = None
 
@@ -447,17 +457,51 @@ class BotRunner:
             raise ValueError("a game can be reviewed once it is over")
         if not bgengine.has_bgsage():
             raise ValueError("game review needs the bgsage engine, which this server lacks")
-        events = await games.events(game_id)
-        log_items = [(e.kind, e.seat, e.payload) for e in events]
-        options = dict(info.options)
+        # A game that is over never changes, so its review is kept; people asking for
+        # the same review at once share one analysis, which goes on (and is kept) even
+        # if they all stop waiting.
+        key = (game_id, info.last_seq, worst)
+        done = self._reviews.get(key)
+        if done is not None:
+            self._reviews.move_to_end(key)
+            return done
+        task = self._reviewing.get(key)
+        if task is None:
+            task = asyncio.create_task(self._analyse(key, dict(info.options)))
+            task.add_done_callback(_retrieve)
+            self._reviewing[key] = task
+        return await asyncio.shield(task)
 
-        def analyse() -> bgengine.GameReview:
-            # The engine is built here, off the event loop: with lazy loading the first
-            # review may be what loads the networks.
-            engine = self.brains.engine("bg-expert")
-            return bgengine.review_log(engine, options, log_items, worst=worst)
+    async def _analyse(
+        self, key: tuple[int, int, int], options: dict[str, Any]
+    ) -> bgengine.GameReview:
+        game_id, _, worst = key
+        try:
+            events = await self.services.games.events(game_id)
+            log_items = [(e.kind, e.seat, e.payload) for e in events]
 
-        return await asyncio.to_thread(analyse)
+            def analyse() -> bgengine.GameReview:
+                # The engine is built here, off the event loop: with lazy loading the
+                # first review may be what loads the networks.
+                engine = self.brains.engine("bg-expert")
+                return bgengine.review_log(engine, options, log_items, worst=worst)
+
+            # One review at a time: each takes seconds of CPU, and the bots' moves must
+            # not queue behind several of them.
+            async with self._review_slot:
+                review = await asyncio.to_thread(analyse)
+            self._reviews[key] = review
+            while len(self._reviews) > _REVIEWS_KEPT:
+                self._reviews.popitem(last=False)
+            return review
+        finally:
+            self._reviewing.pop(key, None)
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    """Mark a shared task's failure as seen (its waiters may all have gone)."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _has_backgammon_bot(info: Any) -> bool:

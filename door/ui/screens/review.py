@@ -245,7 +245,8 @@ class ReviewScreen(Screen):
 
     def _leave(self) -> Transition:
         if self.busy is not None and not self.busy.done():
-            # The worker thread finishes on its own; nobody waits for its answer.
+            # Only this screen stops waiting: the runner finishes the analysis and keeps
+            # it, so asking again later shows it at once.
             self.busy.cancel()
         return Pop()
 
