@@ -184,8 +184,8 @@ class BotRunner:
     (tests do, to load the engines once).
 
     The backgammon engines (with bgsage, ~110 MB of networks) are not loaded at start:
-    they are warmed up in a worker thread when a backgammon game with a bot seat is first
-    seen, or built on first use by a hint or a review.
+    they are warmed up in a worker thread when a backgammon bot sits down in a game or
+    must move in one, or built on first use by a hint or a review.
     """
 
     def __init__(
@@ -268,9 +268,9 @@ class BotRunner:
             for name in all_levels():
                 user = await self.services.accounts.ensure_bot(name)
                 self._bot_ids[name] = user.id
-            # No warm-up here: the networks load when a backgammon bot first sits in a
-            # game (see ``_warm_up_soon``), so a process whose callers never meet a bot
-            # does not carry them.
+            # No warm-up here: the networks load when a backgammon bot sits down in a
+            # game or must move (see ``_warm_up_soon``), so a process whose callers never
+            # meet a bot does not carry them.
             await self.scan()
         except asyncio.CancelledError:
             raise
@@ -296,9 +296,11 @@ class BotRunner:
         while True:
             page, total = await games.list_games("active", None, offset=offset, limit=100)
             for info in page:
-                if _has_backgammon_bot(info):
-                    self._warm_up_soon()
                 if _bot_to_act(info) is not None:
+                    if info.kind == "backgammon":
+                        # Only a bot that must think now: a process whose caller never
+                        # meets a bot leaves the networks unloaded.
+                        self._warm_up_soon()
                     self._wake(info.id)
                     found += 1
             offset += len(page)
@@ -316,7 +318,8 @@ class BotRunner:
 
     def _warm_up_soon(self) -> None:
         """Load the backgammon engines in a worker thread, once, now that a backgammon
-        bot sits in a game: its first move then need not wait for the networks. A bot
+        bot sits down in a game (or must move in one found at start): its moves then need
+        not wait for the networks one level at a time. A bot
         that has to think before this finishes simply builds its engine itself (the
         brains build each engine once, under a lock)."""
         if self._warming is not None or self.brains.warmed or self._queue is None:

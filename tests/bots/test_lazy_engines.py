@@ -71,17 +71,49 @@ async def test_a_backgammon_bot_sitting_down_warms_the_engines_up(
     assert fresh_runner.brains.loaded
 
 
-async def test_a_bot_game_left_from_before_a_restart_warms_the_engines_up_at_start(
+async def games_begun_before_the_restart(services: Services, count: int) -> tuple[int, list[int]]:
+    """Alice's backgammon games against a bot (seat 1), begun while no runner listens."""
+    alice = await human(services, "alice")
+    ids = []
+    for _ in range(count):
+        info = await services.games.begin(
+            alice, "backgammon", {}, [ME, SeatSpec("bot", "bg-beginner")]
+        )
+        ids.append(info.id)
+    return alice, ids
+
+
+async def test_a_bot_that_must_move_after_a_restart_warms_the_engines_up(
     services: Services,
 ) -> None:
-    alice = await human(services, "alice")
-    # Nobody is listening yet: the game is begun "before the restart".
-    await services.games.begin(alice, "backgammon", {}, [ME, SeatSpec("bot", "bg-beginner")])
+    _, ids = await games_begun_before_the_restart(services, 6)
+    to_move = [(await services.games.get(g)).info.to_act for g in ids]
+    assert 1 in to_move, "the opening rolls gave the bot no first move"
     bots = BotRunner(services, brains=BotBrains(random.Random(6)))
     bots.start()
     try:
         await bots.ready()
         await until(lambda: bots.brains.warmed)
+    finally:
+        await bots.stop()
+
+
+async def test_bot_games_waiting_on_people_at_a_restart_leave_the_engines_unloaded(
+    services: Services,
+) -> None:
+    alice, ids = await games_begun_before_the_restart(services, 6)
+    for gid in ids:
+        if (await services.games.get(gid)).info.to_act == 1:
+            # The bot won the opening roll: that game is not one of those wanted here.
+            await services.games.resign(gid, alice)
+    waiting = [g for g in ids if (await services.games.get(g)).info.to_act == 0]
+    assert waiting, "the opening rolls gave the person no first move"
+    bots = BotRunner(services, brains=BotBrains(random.Random(6)))
+    bots.start()
+    try:
+        await bots.ready()
+        await bots.idle()
+        assert not bots.brains.loaded
     finally:
         await bots.stop()
 
