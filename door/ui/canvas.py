@@ -42,11 +42,22 @@ DEFAULT = Style()
 Cell = tuple[str, Style]
 
 
-@lru_cache(maxsize=4096)
 def _interned(style: Style) -> Style:
     """One object per distinct style, so comparing two canvases' cells (``diff``) is
-    mostly an identity check rather than a dataclass ``__eq__`` call per cell."""
-    return style
+    mostly an identity check rather than a dataclass ``__eq__`` call per cell. The
+    canonical objects are marked, so looking one up again costs no hashing."""
+    if "_canonical" in style.__dict__:
+        return style
+    found = _canonical_style(style)
+    if found is style:
+        object.__setattr__(style, "_canonical", True)
+    return found
+
+
+@lru_cache(maxsize=4096)
+def _canonical_style(style: Style) -> Style:
+    # DEFAULT itself is the canonical default: blank cells hold it.
+    return DEFAULT if style == DEFAULT else style
 
 
 @lru_cache(maxsize=4096)
@@ -375,6 +386,22 @@ class _Writer:
             self.out.append(change)
             self.style = style
 
+    def runs(self, row: list[Cell], start: int, end: int) -> None:
+        """Send cells ``start`` to ``end - 1`` of ``row``, all narrow glyphs in UTF-8,
+        starting with the cursor at ``start``."""
+        x = start
+        while x < end:
+            style = row[x][1]
+            j = x + 1
+            while j < end and row[j][1] is style:
+                j += 1
+            self.set_style(style)
+            self.out.append("".join([c for c, _ in row[x:j]]))
+            x = j
+        self.x = end
+        if end >= self.width:
+            self.x = self.y = None  # see ``cell``
+
     def cell(self, x: int, ch: str, style: Style) -> None:
         self.set_style(style)
         glyph = _glyph_out(ch, self.encoding)
@@ -487,12 +514,18 @@ def diff(old: Canvas | None, new: Canvas, caps: Caps) -> str:
                 else:
                     break
             w.move(start_x, y)
-            for i in run:
-                ux = units[i][0]
-                ch, st = nrow[ux]
-                w.cell(ux, ch, st)
-                if w.x is None:
-                    break
+            if narrow and w.encoding == "utf-8":
+                # Narrow glyphs sent as they are: the run is columns start_x..end - 1;
+                # send each stretch of one style as one string (what ``cell`` would
+                # send a glyph at a time).
+                w.runs(nrow, start_x, run[-1] + 1)
+            else:
+                for i in run:
+                    ux = units[i][0]
+                    ch, st = nrow[ux]
+                    w.cell(ux, ch, st)
+                    if w.x is None:
+                        break
             k = j
         if erase_from is not None:
             w.move(erase_from, y)
