@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from door.games.backgammon import movegen, notation
@@ -89,6 +88,9 @@ from door.games.backgammon.position import (
     check_board,
     start_side,
 )
+
+# ``replace`` below is position.evolve: dataclasses.replace for states, several times cheaper
+from door.games.backgammon.position import evolve as replace
 from door.games.base import (
     AmbiguousMoveError,
     IllegalMoveError,
@@ -186,7 +188,7 @@ def _end_game(state: BackgammonState, winner: int, value: int, reason: str) -> B
             rolled=False,
             beavered=False,
             last_game=result,
-            score=tuple(  # type: ignore[arg-type]
+            score=tuple(
                 s + (points if seat == winner else 0) for seat, s in enumerate(state.score)
             ),
         )
