@@ -8,11 +8,10 @@ a lost uniqueness race without importing SQLAlchemy.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -228,15 +227,25 @@ def _raw(conn: Connection) -> Any | None:
     return conn.connection.driver_connection
 
 
-@contextlib.contextmanager
-def _translated() -> Iterator[None]:
-    """Raise sqlite3's errors as SQLAlchemy's, as the slow path would."""
-    try:
-        yield
-    except sqlite3.IntegrityError as exc:
-        raise IntegrityError("(sqlite fast path)", None, exc) from exc
-    except sqlite3.OperationalError as exc:
-        raise OperationalError("(sqlite fast path)", None, exc) from exc
+class _Translated:
+    """Raise sqlite3's errors as SQLAlchemy's, as the slow path would (a class rather
+    than a generator-based context manager: this wraps every hot-path statement)."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> None:
+        if isinstance(exc, sqlite3.IntegrityError):
+            raise IntegrityError("(sqlite fast path)", None, exc) from exc
+        if isinstance(exc, sqlite3.OperationalError):
+            raise OperationalError("(sqlite fast path)", None, exc) from exc
+
+
+@functools.cache
+def _translated() -> _Translated:
+    return _Translated()
 
 
 def _dt_to_sqlite(value: datetime | None) -> str | None:
@@ -307,7 +316,7 @@ def _to_sqlite(name: str, value: Any) -> Any:
 
 
 def _game_from_raw(description: Any, values: Sequence[Any]) -> RawRow:
-    row = dict(zip((d[0] for d in description), values, strict=True))
+    row = dict(zip([d[0] for d in description], values, strict=True))
     for name in _GAME_TIMES:
         text = row[name]
         if text is not None:
