@@ -12,6 +12,7 @@ matching them against the legal plays is the rules' job (``rules.py``).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -121,6 +122,13 @@ def parse_text(text: str) -> list[WrittenMove]:
 
     ``InvalidMoveError`` when it cannot be read; legality is not checked here.
     """
+    return list(_parse_text(text))
+
+
+# Pure, and the same few hundred plays are typed over and over: each move a server
+# commits is read here first.
+@functools.lru_cache(maxsize=4096)
+def _parse_text(text: str) -> tuple[WrittenMove, ...]:
     cleaned = text.strip().lower().replace(",", " ")
     if not cleaned:
         raise InvalidMoveError("no move given: write a play such as 24/18 13/11")
@@ -163,4 +171,4 @@ def parse_text(text: str) -> list[WrittenMove]:
         for _ in range(count):
             for k in range(len(points) - 1):
                 out.append(WrittenMove(points[k][0], points[k + 1][0], points[k + 1][1]))
-    return out
+    return tuple(out)
