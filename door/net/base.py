@@ -65,6 +65,7 @@ class BaseTerminal:
         self._hangup_reason: str | None = None
         self._eof = False
         self._closed = False
+        self._stalled = False
         self._pending_out: list[bytes] = []
         self._out_size = 0
         self._flush_scheduled = False
@@ -83,6 +84,10 @@ class BaseTerminal:
 
     def _disconnect(self) -> None:
         raise NotImplementedError
+
+    def _abort(self) -> None:
+        """Drop the connection without flushing (the far end stopped reading)."""
+        self._disconnect()
 
     def _output_backlog(self) -> int:
         """Bytes written but not yet accepted by the far end (0 if unknown)."""
@@ -165,7 +170,16 @@ class BaseTerminal:
         if self._closed:
             return
         try:
-            await self._drain()
+            if self._output_backlog() <= self._max_buffer:
+                await self._drain()  # the usual case: nothing to wait for
+            else:
+                await asyncio.wait_for(self._drain(), self._idle_timeout)
+        except TimeoutError:
+            # The far end has read nothing for a whole idle timeout: it is gone or
+            # hostile. Waiting on would hold the session and its connection slot for
+            # ever (the idle timer does not run while we wait here).
+            self._stalled = True
+            self.hangup_soon("stalled")
         except (ConnectionError, OSError, RuntimeError):
             self.hangup_soon("hangup")
 
@@ -191,7 +205,10 @@ class BaseTerminal:
             else:
                 task.cancel()
         with contextlib.suppress(Exception):
-            self._disconnect()
+            if self._stalled:
+                self._abort()  # a polite close would wait for ever to flush
+            else:
+                self._disconnect()
 
     @property
     def closed(self) -> bool:

@@ -158,6 +158,9 @@ class RloginTerminal(BaseTerminal):
     def _disconnect(self) -> None:
         self._writer.close()
 
+    def _abort(self) -> None:
+        self._writer.transport.abort()
+
     def _output_backlog(self) -> int:
         return self._writer.transport.get_write_buffer_size()
 

@@ -86,6 +86,11 @@ class TelnetTerminal(BaseTerminal):
     def _disconnect(self) -> None:
         self._writer.close()
 
+    def _abort(self) -> None:
+        transport = self._writer.transport
+        if transport is not None:
+            transport.abort()
+
     def _output_backlog(self) -> int:
         transport = self._writer.transport
         if transport is None:

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import random
+import socket
 import time
+from pathlib import Path
 from typing import Any
 
 import telnetlib3
 
 from door.app import App
 from door.net.login import BAD_LOGIN
+from door.services import Services
 from door.ui.keys import KeyDecoder
 from door.ui.terminal import Text
 from tests.badinput.conftest import (
@@ -394,3 +397,42 @@ async def test_keys_typed_ahead_in_one_packet_are_each_handled(
     writer.close()
     await screen.stop()
     await bystander.poke()
+
+
+async def test_a_client_that_stops_reading_for_an_idle_timeout_is_dropped(
+    services: Services, tmp_path: Path
+) -> None:
+    # A far end that reads nothing leaves the session waiting to send; the idle timer
+    # cannot run meanwhile, so the wait itself is bounded by the idle timeout — then the
+    # connection is dropped and its slot given back (a polite close would never flush).
+    from dataclasses import replace
+
+    from tests.badinput.conftest import server_config
+
+    config = server_config(tmp_path)
+    config = replace(config, limits=replace(config.limits, idle_timeout_s=3, idle_warning_s=1))
+    app = App(config, services=services)
+    await app.start(telnet_port=0, ssh_port=None, rlogin_port=None)
+    try:
+        screen, writer = await logged_in(app, "Mallory")
+        await screen.stop()
+        writer.transport.pause_reading()
+        (mallory,) = list(app.sessions)
+        # Small socket buffers on both ends, so the kernel does not soak up megabytes
+        # before the server's own buffer fills (the test would only take longer).
+        writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        server_sock = mallory._writer.get_extra_info("socket")
+        server_sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        limit = app.config.limits.max_buffer
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 30
+        while mallory._output_backlog() <= limit:  # until the session waits on us
+            assert loop.time() < end, "the server never filled its output buffer"
+            writer.write(b"\x0c" * 20)  # full redraws nobody reads
+            await asyncio.sleep(0.01)
+        # From here on the client sends nothing and reads nothing, but stays connected.
+        await wait_slots(app, 0, timeout=15)
+        assert not app.sessions
+        writer.close()
+    finally:
+        await app.shutdown()
