@@ -803,13 +803,12 @@ class GameService:
                 self._states.popitem(last=False)
 
     def _load(self, conn: Any, game_id: int) -> _Loaded:
-        row = q.game_row(conn, game_id)
+        row, seats = q.game_with_seats(conn, game_id)
         if row is None:
             raise LobbyError(f"there is no game {game_id}")
         rules = self.registry.get(row.kind)
         if rules is None:
             raise LobbyError(f"game {game_id} is of a kind this server does not know")
-        seats = q.seat_rows(conn, game_id)
         state = self._state(rules, game_id, row.snapshot, row.options)
         return _Loaded(row, seats, rules, state)
 

@@ -419,6 +419,45 @@ def seat_rows(conn: Connection, game_id: int) -> list[Row]:
     return list(conn.execute(_seats_of_game(), {"gid": game_id}).all())
 
 
+@functools.cache
+def _game_with_seats_sql() -> tuple[str, int]:
+    """One statement for a game row and its seats (the seat columns under the names
+    ``seat_rows`` gives them, prefixed ``s_``), and how many game columns lead each row."""
+    game_cols = [c.strip() for c in _GAME_COLUMNS.split(",")]
+    sql = (
+        "SELECT " + ", ".join(f"g.{c}" for c in game_cols) + ", "
+        "s.game_id AS s_game_id, s.seat AS s_seat, s.kind AS s_kind, s.user_id AS s_user_id, "
+        "s.bot_level AS s_bot_level, s.timeouts AS s_timeouts, "
+        "s.last_seen_seq AS s_last_seen_seq, u.name AS s_user_name "
+        "FROM games AS g LEFT OUTER JOIN seats AS s ON s.game_id = g.id "
+        "LEFT OUTER JOIN users AS u ON u.id = s.user_id WHERE g.id = ? ORDER BY s.seat"
+    )
+    return sql, len(game_cols)
+
+
+def game_with_seats(conn: Connection, game_id: int) -> tuple[Row | None, list[Row]]:
+    """``(game_row, seat_rows)`` of one game; on SQLite in one statement (every action
+    on a game starts here, and a statement costs more than the join)."""
+    raw = _raw(conn)
+    if raw is None:
+        return game_row(conn, game_id), seat_rows(conn, game_id)
+    sql, n = _game_with_seats_sql()
+    with _translated():
+        cur = raw.execute(sql, (game_id,))
+        found = cur.fetchall()
+    if not found:
+        return None, []
+    names = [d[0] for d in cur.description]
+    game = _game_from_raw(cur.description[:n], found[0][:n])
+    seat_names = [name[2:] for name in names[n:]]
+    seats_: list[Row] = [
+        RawRow(zip(seat_names, values[n:], strict=True))
+        for values in found
+        if values[n] is not None
+    ]
+    return game, seats_
+
+
 def seat_rows_for(conn: Connection, game_ids: Sequence[int]) -> dict[int, list[Row]]:
     out: dict[int, list[Row]] = {g: [] for g in game_ids}
     if not game_ids:
