@@ -676,10 +676,11 @@ class BackgammonRules:
 
     @staticmethod
     def _after_play(state: BackgammonState, after_me: Side, after_opp: Side) -> BackgammonState:
-        moved = state.with_board(after_me, after_opp)
+        board = (after_me, after_opp) if state.turn == 0 else (after_opp, after_me)
         if sum(after_me) == 0:
+            moved = replace(state, board=board)
             return _end_game(moved, state.turn, game_value(after_me, after_opp), "normal")
-        return _start_turn(replace(moved, turn=1 - state.turn))
+        return _start_turn(replace(state, board=board, turn=1 - state.turn))
 
     def _walk_steps(
         self, state: BackgammonState, steps: Sequence[movegen.Step]
