@@ -18,7 +18,7 @@ a player saw acknowledged is looked for in the database (``lost_moves``), and a 
 asyncio echo server takes the same number of connections at the same key rate
 (``ratio_vs_echo`` = door p99 / echo p99).
 
-    python3 bench/load.py [--telnet 500] [--ssh 50] [--seconds 60] [--rate 10] [--burst 100]
+    python3 bench/load.py [--telnet 500] [--ssh 50] [--seconds 60] [--rate 5] [--burst 100]
 
 The last line is one JSON object: ``p99_ms``, ``p50_ms``, ``ratio_vs_echo``,
 ``lost_moves``, ``moves_per_s``, ``server_cpu_pct``, ``server_rss_mib``, ``clients`` and

@@ -695,6 +695,9 @@ class Server:
 
     def start(self, prefix: list[str] | None = None) -> None:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
+        if os.environ.get("DOOR_BENCH_SERVER_PYTHONPATH"):
+            # e.g. a sitecustomize that instruments the server (profiling experiments)
+            env["PYTHONPATH"] = os.environ["DOOR_BENCH_SERVER_PYTHONPATH"] + os.pathsep + str(ROOT)
         self.started_at = time.monotonic()
         self.proc = subprocess.Popen(
             (prefix or []) + self.command() + self.extra,

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import ctypes
 import ctypes.util
+import gc
 import logging
 import signal
 from collections.abc import Awaitable, Callable
@@ -268,11 +269,28 @@ def tune_malloc() -> bool:
     return bool(mallopt(m_mmap_threshold, 128 * 1024))
 
 
+def tune_gc() -> None:
+    """Make the cyclic garbage collector cheap for a server holding many sessions.
+
+    Every session keeps the canvas its terminal shows: thousands of GC-tracked cells
+    each, living until that person's next key, so with hundreds of sessions the
+    collector's older generations hold a million objects and each full pass stopped the
+    event loop for a quarter of a second (bench/load.py at 300 players: 11 s of 70 in
+    the collector). Collecting the young generation less often lets most short-lived
+    objects die first, and freezing what start-up built (modules, tables, the schema)
+    keeps it out of every later pass. Cycles are still collected, just less often.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
+
+
 async def serve(config: Config) -> int:
     """Run the server until SIGTERM/SIGINT, then shut down gracefully; the exit status."""
     tune_malloc()
     app = App(config)
     await app.start()
+    tune_gc()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
