@@ -23,7 +23,7 @@ whole game in the step-by-step viewer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from door.games.backgammon import movegen
 from door.games.backgammon.moves import NO_PLAY
@@ -44,8 +44,10 @@ from door.ui.boards.backgammon import (
     BAR,
     BIG,
     BLACK_SIDE,
+    CURSOR,
     OFF,
     SMALL,
+    TARGET_CURSOR,
     WHITE_SIDE,
     BoardPicture,
     Geometry,
@@ -54,6 +56,7 @@ from door.ui.boards.backgammon import (
     draw_board,
     move_cursor,
     point_column,
+    spot_label_cell,
 )
 from door.ui.boards.common import GameScreenBase, LoggedMove, deadline_text, last_turn_of_others
 from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
@@ -156,6 +159,11 @@ class BackgammonScreen(GameScreenBase):
         self.frames: list[Frame] = []
         self.frame = 0
         self.marks: frozenset[int] = frozenset()
+        # The last board drawn and what it was drawn from: most keys (typing a play, the
+        # IDs toggle, a status message) leave the board as it was, and drawing it is most
+        # of a frame's cost, so an unchanged board is copied in rather than redrawn.
+        self._board_key: tuple[object, ...] | None = None
+        self._board: Canvas | None = None
 
     # --- who is who --------------------------------------------------------------------------
     @property
@@ -638,7 +646,6 @@ class BackgammonScreen(GameScreenBase):
         if self.snap is None:
             canvas.put(2, 2, "Loading the game...", TEXT)
             return
-        colors = ctx.caps.colors
         if self.mode == "view" and self.frames:
             fr = self.frames[self.frame]
             pic = BoardPicture(
@@ -646,7 +653,7 @@ class BackgammonScreen(GameScreenBase):
                 marks=fr.marks,
             )  # fmt: skip
             geo, _, info_y = layout(canvas.width, canvas.height)
-            draw_board(canvas, BOARD_X, BOARD_Y, pic, ctx.glyphs, colors, geo)
+            self._draw_board(canvas, ctx, pic, geo)
             self._render_panel(canvas, ctx, fr.mine, fr.theirs)
             line = f"{self.frame + 1}/{len(self.frames)}  {fr.caption}"
             canvas.put(1, info_y, clip_text(line, canvas.width - 2), LOUD)
@@ -678,10 +685,34 @@ class BackgammonScreen(GameScreenBase):
             dice=dice, dice_used=used, dice_mine=state.turn == self.viewer,
         )  # fmt: skip
         geo, _, info_y = layout(canvas.width, canvas.height)
-        draw_board(canvas, BOARD_X, BOARD_Y, pic, ctx.glyphs, colors, geo)
+        self._draw_board(canvas, ctx, pic, geo)
         self._render_panel(canvas, ctx, mine, theirs)
         self._render_bottom(canvas, ctx)
         self.draw_record(canvas, ctx, info_y + 6, canvas.width - 2)
+
+    def _draw_board(self, canvas: Canvas, ctx: Context, pic: BoardPicture, geo: Geometry) -> None:
+        """``draw_board`` at the board's place, from the last drawing when nothing it
+        depends on changed. Must be called while the board's rows are still blank (the
+        chrome is drawn first, on rows the board never reaches)."""
+        colors = ctx.caps.colors
+        key = (
+            canvas.width, geo, ctx.glyphs, colors, tuple(pic.mine), tuple(pic.theirs),
+            pic.my_colour, pic.lifted, pic.targets, pic.marks, pic.dice, pic.dice_used,
+            pic.dice_mine,
+        )  # fmt: skip
+        board = self._board
+        if board is None or key != self._board_key:
+            board = Canvas(canvas.width, BOARD_Y + geo.height)
+            # Without the cursor: it is the last thing draw_board paints (a restyle of one
+            # label), done below, so moving it alone does not redraw the board.
+            blank = replace(pic, cursor=None)
+            draw_board(board, BOARD_X, BOARD_Y, blank, ctx.glyphs, colors, geo)
+            self._board, self._board_key = board, key
+        canvas.copy_rows(board, BOARD_Y, geo.height)
+        if pic.cursor is not None:
+            lx, ly, w = spot_label_cell(pic.cursor, pic.my_colour, g=geo)
+            style = TARGET_CURSOR if pic.cursor in pic.targets else CURSOR
+            canvas.restyle(BOARD_X + lx, BOARD_Y + ly, w, style)
 
     def _render_panel(self, canvas: Canvas, ctx: Context, mine: Side, theirs: Side) -> None:
         assert self.snap is not None
