@@ -230,18 +230,19 @@ class Canvas:
                 if 0 <= tx < self.width:
                     self._rows[ty][tx] = other._rows[oy][ox]
 
-    def copy_rows(self, other: Canvas, top: int, count: int) -> None:
-        """Replace rows ``top`` .. ``top + count - 1`` with ``other``'s same rows (both
-        canvases the same width). Cells are shared values, so this is a list copy per
-        row, and ``diff`` finds the copied cells identical to the last frame's at once:
-        a screen keeps a part it draws the same way often (the backgammon board) in its
-        own canvas and copies it in."""
+    def copy_rows(self, other: Canvas, top: int, count: int, source_top: int | None = None) -> None:
+        """Replace rows ``top`` .. ``top + count - 1`` with ``other``'s rows from
+        ``source_top`` (default: the same rows); both canvases the same width. Cells are
+        shared values, so this is a list copy per row, and ``diff`` finds the copied cells
+        identical to the last frame's at once: a screen keeps a part it draws the same way
+        often (the backgammon board, the key help) in its own canvas and copies it in."""
         if other.width != self.width:
             raise ValueError(f"copy_rows needs equal widths, not {other.width} and {self.width}")
         if other._wide:
             self._wide = True
-        for y in range(max(top, 0), min(top + count, self.height, other.height)):
-            self._rows[y] = other._rows[y].copy()
+        shift = (top if source_top is None else source_top) - top
+        for y in range(max(top, 0, -shift), min(top + count, self.height, other.height - shift)):
+            self._rows[y] = other._rows[y + shift].copy()
 
     def crop(self, width: int, height: int) -> Canvas:
         """A new canvas holding the top-left ``width`` × ``height`` of this one."""

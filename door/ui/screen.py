@@ -14,6 +14,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from door.ui.canvas import (
@@ -199,7 +200,15 @@ def draw_title(canvas: Canvas, ctx: Context, title: str, right: str = "") -> Non
 def draw_help(canvas: Canvas, ctx: Context, text: str) -> None:
     """The last row: the one-line key help. Keys written as ``[X]`` or ``X)`` show in
     the key colour."""
-    y = canvas.height - 1
+    # Every screen draws this row on every key, and it is the same text most of the time.
+    canvas.copy_rows(_help_row(text, canvas.width), canvas.height - 1, 1, source_top=0)
+
+
+@lru_cache(maxsize=512)
+def _help_row(text: str, width: int) -> Canvas:
+    """The help row for ``text`` at ``width``, drawn once (callers only copy from it)."""
+    canvas = Canvas(width, 1)
+    y = 0
     canvas.fill(0, y, canvas.width, 1, " ", HELP_STYLE)
     x = 1
     text = clip_text(clean(text), canvas.width - 2)
@@ -210,6 +219,7 @@ def draw_help(canvas: Canvas, ctx: Context, text: str) -> None:
         is_key = i + 1 < len(text) and text[i + 1] == ")" and (i == 0 or text[i - 1] == " ")
         x = canvas.put(x, y, ch, HELP_KEY_STYLE if is_key else HELP_STYLE)
         i += 1
+    return canvas
 
 
 def draw_status(canvas: Canvas, ctx: Context) -> None:
