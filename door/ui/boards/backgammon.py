@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from door.ui.canvas import BLACK, GREEN, RED, WHITE, YELLOW, Canvas, Style
 from door.ui.glyphs import Glyphs
@@ -131,6 +132,7 @@ def spot_label_cell(
     return column_x(col, my_colour, g), 0 if is_top else g.bottom_label, g.pw
 
 
+@lru_cache(maxsize=4)  # two colours; worked out on every cursor key otherwise
 def visual_spots(my_colour: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The spots in left-to-right order on the top and the bottom row (the bar and the
     tray are in both rows), for cursor movement."""
