@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from door.net import detect
@@ -319,6 +320,9 @@ class BaseTerminal:
         found, self._reports = [r for r in self._reports if r.kind == "cpr"], []
         return found
 
+    async def detect(self) -> None:
+        """Settle encoding and size before the first screen; each transport overrides it."""
+
     async def detect_by_probe(
         self, timeout: float
     ) -> tuple[Encoding | None, int | None, int | None]:
@@ -404,3 +408,31 @@ class BaseTerminal:
         if isinstance(event, Text):
             self._buffered -= len(event.text)
         return event
+
+
+async def run_terminal_session(
+    terminal: BaseTerminal,
+    session: Callable[[], Awaitable[None]],
+    *,
+    sessions: set[BaseTerminal] | None,
+    transport: str,
+) -> None:
+    """Detect the terminal, run ``session`` and always close the terminal afterwards.
+
+    Every transport ends its connections the same way: the terminal is listed in
+    ``sessions`` (so shutdown can tell it goodbye) while it runs, and an exception from
+    the session is logged and ends this one connection, never the server.
+    """
+    if sessions is not None:
+        sessions.add(terminal)
+    try:
+        await terminal.detect()
+        await session()
+    except Exception:
+        logging.getLogger(f"door.net.{transport}").exception(
+            "%s session from %s failed", transport, terminal.peer
+        )
+    finally:
+        if sessions is not None:
+            sessions.discard(terminal)
+        await terminal.close()

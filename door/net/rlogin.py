@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from door.net import detect
-from door.net.base import BaseTerminal
+from door.net.base import BaseTerminal, run_terminal_session
 from door.net.limits import ConnectionLimiter
 from door.ui.terminal import Caps, Resize
 
@@ -236,17 +236,9 @@ async def start_rlogin(
                 return
             writer.write(b"\0")
             terminal = RloginTerminal(reader, writer, request, settings)
-            if sessions is not None:
-                sessions.add(terminal)
-            try:
-                await terminal.detect()
-                await on_terminal(terminal)
-            except Exception:
-                log.exception("rlogin session from %s failed", terminal.peer)
-            finally:
-                if sessions is not None:
-                    sessions.discard(terminal)
-                await terminal.close()
+            await run_terminal_session(
+                terminal, lambda: on_terminal(terminal), sessions=sessions, transport="rlogin"
+            )
         finally:
             if slot and limiter is not None:
                 limiter.release(address)

@@ -20,7 +20,7 @@ from typing import Any
 import asyncssh
 
 from door.net import detect
-from door.net.base import BaseTerminal
+from door.net.base import BaseTerminal, run_terminal_session
 from door.net.limits import ConnectionLimiter, LoginGuard
 from door.ui.terminal import Caps, Resize
 
@@ -217,18 +217,10 @@ async def start_ssh(
             process.exit(1)
             return
         terminal = SSHTerminal(process, settings)
-        if sessions is not None:
-            sessions.add(terminal)
-        try:
-            await terminal.detect()
-            user = owner.user if isinstance(owner, DoorSSHServer) else None
-            await on_terminal(terminal, user)
-        except Exception:
-            log.exception("ssh session from %s failed", terminal.peer)
-        finally:
-            if sessions is not None:
-                sessions.discard(terminal)
-            await terminal.close()
+        user = owner.user if isinstance(owner, DoorSSHServer) else None
+        await run_terminal_session(
+            terminal, lambda: on_terminal(terminal, user), sessions=sessions, transport="ssh"
+        )
 
     return await asyncssh.listen(
         host,

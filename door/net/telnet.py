@@ -23,7 +23,7 @@ import telnetlib3
 from telnetlib3.telopt import NAWS
 
 from door.net import detect
-from door.net.base import BaseTerminal
+from door.net.base import BaseTerminal, run_terminal_session
 from door.net.limits import ConnectionLimiter, LoginGuard
 from door.ui.terminal import Caps, Resize
 
@@ -322,17 +322,9 @@ async def start_telnet(
         terminal = TelnetTerminal(reader, writer, settings)
         protocol = writer.protocol
         protocol.door_terminal = terminal
-        if sessions is not None:
-            sessions.add(terminal)
-        try:
-            await terminal.detect()
-            await on_terminal(terminal)
-        except Exception:
-            log.exception("telnet session from %s failed", terminal.peer)
-        finally:
-            if sessions is not None:
-                sessions.discard(terminal)
-            await terminal.close()
+        await run_terminal_session(
+            terminal, lambda: on_terminal(terminal), sessions=sessions, transport="telnet"
+        )
 
     protocol_class = type(
         "BoundDoorTelnetServer", (DoorTelnetServer,), {"limiter": limiter, "guard": guard}
