@@ -37,7 +37,9 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "In the game lists, O A M W F switch between games Open to join, All in "
             "progress, Mine, Waiting on me and Finished; N and P turn the page; Enter opens "
             "the highlighted game: you play it if you sit in it, watch it if you do not, and "
-            "replay it if it is over.",
+            "replay it if it is over. On the Finished list, R)eview has the computer "
+            "analyse a finished backgammon game: each player's error rate and biggest "
+            "mistakes.",
         ),
     ),
     (
