@@ -9,6 +9,7 @@ own message, and a notice about the game reloads it and says who moved.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from door.games.base import GameRules
 from door.ui.canvas import CYAN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.screen import Context, Screen, Transition, clean
-from door.ui.terminal import InputEvent, Key, Text
+from door.ui.terminal import InputEvent, Key, Resize, Text
 
 if TYPE_CHECKING:
     from door.services.games import GameEvent, GameInfo, GameSnapshot
@@ -128,6 +129,47 @@ class GameScreenBase(Screen):
         self.notice_line = ""
         self.record: list[LoggedMove] = []
         self.help_open = False
+        self.mode = "play"  # play | type | confirm | view
+
+    # --- input ----------------------------------------------------------------------------
+    async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
+        """What both boards do with a key before their own handling: ignore resizes and
+        keys before the game loads, the help box, typed-ahead text one key at a time (so
+        ":13/7 8/7" opens the line editor and fills it), and the line editor, confirm and
+        replay modes; any other key goes to ``_on_key``."""
+        if isinstance(event, Resize) or self.snap is None:
+            return None
+        if self.mode != "type" and self.help_event(event):
+            return None
+        if isinstance(event, Text) and len(event.text) > 1 and self.mode != "type":
+            for ch in event.text:
+                transition = await self.on_event(Text(ch), ctx)
+                if transition is not None:
+                    return transition
+            return None
+        if self.mode == "type":
+            return await self._on_type(event, ctx)
+        if self.mode == "confirm":
+            return await self._on_confirm(event, ctx)
+        if self.mode == "view":
+            return self._on_view(event, ctx)
+        return await self._on_key(event, ctx)
+
+    @abstractmethod
+    async def _on_key(self, event: InputEvent, ctx: Context) -> Transition | None:
+        """A key on the board itself (cursor, actions)."""
+
+    @abstractmethod
+    async def _on_type(self, event: InputEvent, ctx: Context) -> Transition | None:
+        """A key while the line editor for a typed move is open."""
+
+    @abstractmethod
+    async def _on_confirm(self, event: InputEvent, ctx: Context) -> Transition | None:
+        """A key while a yes/no question is shown."""
+
+    @abstractmethod
+    def _on_view(self, event: InputEvent, ctx: Context) -> Transition | None:
+        """A key while a replay is shown step by step."""
 
     # --- what the subclasses ask --------------------------------------------------------
     @property

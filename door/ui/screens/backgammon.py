@@ -61,7 +61,7 @@ from door.ui.boards.backgammon import (
 from door.ui.boards.common import GameScreenBase, LoggedMove, deadline_text, last_turn_of_others
 from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.screen import HEADING_STYLE, Context, Pop, Transition, draw_chrome
-from door.ui.terminal import InputEvent, Key, Resize, Text
+from door.ui.terminal import InputEvent, Key, Text
 from door.ui.widgets import LineEditor
 
 BOARD_X = 1
@@ -149,7 +149,6 @@ class BackgammonScreen(GameScreenBase):
         self.cursor_top = True
         self.lifted: int | None = None
         self.targets: frozenset[int] = frozenset()
-        self.mode = "play"  # play | type | confirm | view
         self.confirm_text = ""
         self.confirm_question = ""
         self.confirm_resign = False
@@ -233,25 +232,7 @@ class BackgammonScreen(GameScreenBase):
             self.cursor_top = point_column(spot, self.colour)[1]
 
     # --- input --------------------------------------------------------------------------------
-    async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
-        if isinstance(event, Resize) or self.snap is None:
-            return None
-        if self.mode != "type" and self.help_event(event):
-            return None
-        if isinstance(event, Text) and len(event.text) > 1 and self.mode != "type":
-            # Typed ahead (or pasted): one key at a time, so ":13/7 8/7" opens the line
-            # editor and fills it.
-            for ch in event.text:
-                transition = await self.on_event(Text(ch), ctx)
-                if transition is not None:
-                    return transition
-            return None
-        if self.mode == "type":
-            return await self._on_type(event, ctx)
-        if self.mode == "confirm":
-            return await self._on_confirm(event, ctx)
-        if self.mode == "view":
-            return self._on_view(event)
+    async def _on_key(self, event: InputEvent, ctx: Context) -> Transition | None:
         key = event.name if isinstance(event, Key) else ""
         ch = event.text[:1] if isinstance(event, Text) else ""
         lower = ch.lower()
@@ -281,7 +262,7 @@ class BackgammonScreen(GameScreenBase):
                 ctx.status("You are watching this game: V)iew, I)Ds and Q)uit work here.")
             return None
         if lower == "x":
-            if self.snap.info.status != "active":
+            if self.snap is None or self.snap.info.status != "active":
                 ctx.status("The game is over.")
                 return None
             self._confirm("", "Resign the whole match? Your opponent wins it. (Y/N)", resign=True)
@@ -584,7 +565,7 @@ class BackgammonScreen(GameScreenBase):
             return point
         return 25 - point
 
-    def _on_view(self, event: InputEvent) -> Transition | None:
+    def _on_view(self, event: InputEvent, ctx: Context) -> Transition | None:
         key = event.name if isinstance(event, Key) else ""
         ch = event.text[:1].lower() if isinstance(event, Text) else ""
         last = len(self.frames) - 1

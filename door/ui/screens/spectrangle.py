@@ -44,7 +44,7 @@ from door.ui.screen import (
     Transition,
     draw_chrome,
 )
-from door.ui.terminal import InputEvent, Key, Resize, Text
+from door.ui.terminal import InputEvent, Key, Text
 from door.ui.widgets import LineEditor
 
 BOARD_X = 1
@@ -102,7 +102,6 @@ class SpectrangleScreen(GameScreenBase):
         self.selected = 0
         self.rotation = 0
         self.mirror = False
-        self.mode = "play"  # play | type | confirm | view
         self.confirm_text = ""
         self.confirm_question = ""
         self.confirm_resign = False
@@ -186,25 +185,7 @@ class SpectrangleScreen(GameScreenBase):
                 self.mode = "play"
 
     # --- input ------------------------------------------------------------------------------
-    async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
-        if isinstance(event, Resize) or self.snap is None:
-            return None
-        if self.mode != "type" and self.help_event(event):
-            return None
-        if isinstance(event, Text) and len(event.text) > 1 and self.mode != "type":
-            # Typed ahead (or pasted): one key at a time, so ":RGY3@11:1" opens the line
-            # editor and fills it.
-            for ch in event.text:
-                transition = await self.on_event(Text(ch), ctx)
-                if transition is not None:
-                    return transition
-            return None
-        if self.mode == "type":
-            return await self._on_type(event, ctx)
-        if self.mode == "confirm":
-            return await self._on_confirm(event, ctx)
-        if self.mode == "view":
-            return self._on_view(event, ctx)
+    async def _on_key(self, event: InputEvent, ctx: Context) -> Transition | None:
         key = event.name if isinstance(event, Key) else None
         ch = event.text[:1] if isinstance(event, Text) else ""
         direction = ARROWS.get(key or "") or KEYPAD.get(ch)
@@ -227,7 +208,7 @@ class SpectrangleScreen(GameScreenBase):
                 ctx.status("You are watching this game.")
             return None
         if ch.lower() == "x":
-            if self.snap.info.status != "active":
+            if self.snap is None or self.snap.info.status != "active":
                 ctx.status("The game is over.")
                 return None
             self._confirm("", "Resign and leave this game? (Y/N)")
