@@ -275,6 +275,11 @@ class GameService:
         self._states: OrderedDict[int, tuple[str, Any]] = OrderedDict()
         self._states_lock = threading.Lock()
         self._states_max = STATE_CACHE_SIZE
+        # game id → (token, loaded game) as this process's last submit left it. A move
+        # may skip reading its game back while ``Database.here_token`` says no other
+        # connection has committed since; every other action on the game forgets it
+        # first, so the entry is only ever what this process itself last wrote.
+        self._fresh: OrderedDict[int, tuple[tuple[int, int], _Loaded]] = OrderedDict()
 
     # --- lobby ---------------------------------------------------------------------------
 
@@ -556,8 +561,14 @@ class GameService:
         now = self.clock.now()
         change = _Change(game_id, moved=True, actor=user_id)
 
+        kept: list[tuple[tuple[int, int], _Loaded]] = []
+
         def action(conn: Any) -> GameSnapshot:
-            loaded = self._load(conn, game_id)
+            kept.clear()
+            token = self.db.here_token(conn)
+            loaded = self._reuse(game_id, token, expected_version)
+            if loaded is None:
+                loaded = self._load(conn, game_id)
             row = loaded.row
             self._check_active(row)
             if row.version != expected_version:
@@ -569,9 +580,14 @@ class GameService:
             state = rules.apply(state, move)
             events: list[_LogItem] = [(seat, "move", {"move": canonical})]
             self._commit_state(conn, loaded, state, events, now, change)
+            if token is not None and loaded.row.status == "active":
+                kept.append((token, loaded))
             return self._snapshot_now(conn, game_id, user_id, loaded)
 
         snapshot = await self._run(game_id, action, user_id)
+        if kept:
+            # Only now, once committed (nothing ran on this connection in between).
+            self._keep(game_id, *kept[0])
         self._after_commit(snapshot, change)
         return snapshot
 
@@ -617,6 +633,7 @@ class GameService:
         """Note that ``user_id`` has seen the game up to event ``seq`` (never goes back)."""
 
         def action(conn: Any) -> None:
+            self._forget(game_id)  # the seat's last-seen moves on
             row = q.game_row(conn, game_id)
             if row is not None:
                 # never past the end of the log, or later events would count as seen
@@ -802,7 +819,36 @@ class GameService:
             while len(self._states) > self._states_max:
                 self._states.popitem(last=False)
 
-    def _load(self, conn: Any, game_id: int) -> _Loaded:
+    def _keep(self, game_id: int, token: tuple[int, int], loaded: _Loaded) -> None:
+        with self._states_lock:
+            self._fresh[game_id] = (token, loaded)
+            self._fresh.move_to_end(game_id)
+            while len(self._fresh) > self._states_max:
+                self._fresh.popitem(last=False)
+
+    def _forget(self, game_id: int) -> None:
+        with self._states_lock:
+            self._fresh.pop(game_id, None)
+
+    def _reuse(
+        self, game_id: int, token: tuple[int, int] | None, expected_version: int
+    ) -> _Loaded | None:
+        """The game as this process's last move left it, if that is provably still what
+        the database holds (same token, the version the player saw); else None."""
+        if token is None:
+            return None
+        with self._states_lock:
+            hit = self._fresh.get(game_id)
+        if hit is None or hit[0] != token or hit[1].row.version != expected_version:
+            return None
+        kept = hit[1]
+        # a copy: _commit_state moves ``row`` and ``state`` on, and may yet roll back
+        return _Loaded(kept.row, kept.seats, kept.rules, kept.state)
+
+    def _load(self, conn: Any, game_id: int, *, writing: bool = True) -> _Loaded:
+        """Read the game; an action that may write forgets what ``_reuse`` would give."""
+        if writing:
+            self._forget(game_id)
         row, seats = q.game_with_seats(conn, game_id)
         if row is None:
             raise LobbyError(f"there is no game {game_id}")
@@ -952,7 +998,7 @@ class GameService:
     ) -> GameSnapshot:
         """The game as this transaction sees it (``loaded``'s rows, or read again)."""
         if loaded is None:
-            loaded = self._load(conn, game_id)
+            loaded = self._load(conn, game_id, writing=False)
         info = self._info(loaded.row, loaded.seats)
         my_seat = info.seat_of(viewer_id) if viewer_id is not None else None
         last_seen = 0

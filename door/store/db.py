@@ -104,6 +104,7 @@ class Database:
         kwargs: dict[str, Any] = {"echo": echo}
         self._sync_engine: Engine | None = None
         self._here: Connection | None = None
+        self._here_epoch = 0
         self._executor: ThreadPoolExecutor | None = None
         if self.is_sqlite:
             database = parsed.database
@@ -172,6 +173,7 @@ class Database:
             conn = self._sync_engine.connect()
             _driver(conn).execute("PRAGMA busy_timeout=0")
             self._here = conn
+            self._here_epoch += 1
         raw = _driver(conn)
         try:
             raw.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -200,6 +202,22 @@ class Database:
             if raw.in_transaction:
                 raw.execute("ROLLBACK")
         return result
+
+    def here_token(self, conn: Connection) -> tuple[int, int] | None:
+        """Inside a transaction on the event loop's own SQLite connection: a token that
+        stays the same until some *other* connection (a worker thread, another process)
+        commits, so whoever caches rows this process itself wrote can tell whether they
+        may still be current. ``None`` anywhere else (worker threads, PostgreSQL): no
+        such promise there.
+
+        SQLite's ``PRAGMA data_version`` changes exactly when another connection commits;
+        this connection's own commits leave it alone, so the caller must still forget
+        what its own other writes change.
+        """
+        if conn is not self._here:
+            return None
+        row = _driver(conn).execute("PRAGMA data_version").fetchone()
+        return (self._here_epoch, int(row[0]))
 
     def _run_sqlite(self, action: Callable[[Connection], T], write: bool) -> T:
         assert self._sync_engine is not None
