@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
+from itertools import groupby
+from operator import itemgetter
 
 from wcwidth import wcwidth
 
@@ -51,10 +53,13 @@ def _interned(style: Style) -> Style:
     found = _canonical_style(style)
     if found is style:
         object.__setattr__(style, "_canonical", True)
+        # SGR texts that switch to this style, by (id of the style switched from,
+        # colours): both canonical, so the ids stay theirs for good.
+        object.__setattr__(style, "_sgr_from", {})
     return found
 
 
-@lru_cache(maxsize=4096)
+@cache  # never evicts: a canonical style must stay the only one of its value for good
 def _canonical_style(style: Style) -> Style:
     # DEFAULT itself is the canonical default: blank cells hold it.
     return DEFAULT if style == DEFAULT else style
@@ -337,7 +342,19 @@ def _sgr_change(cur: Style | None, new: Style, colors: int) -> str:
 
 
 def _same_look(a: Style, b: Style, colors: int) -> bool:
-    return _sgr_change(a, b, colors) == ""
+    return _sgr_between(a, b, colors) == ""
+
+
+def _sgr_between(cur: Style | None, new: Style, colors: int) -> str:
+    """``_sgr_change``, remembered on ``new`` when both styles are canonical."""
+    memo = new.__dict__.get("_sgr_from")
+    if memo is None or (cur is not None and "_sgr_from" not in cur.__dict__):
+        return _sgr_change(cur, new, colors)
+    key = (id(cur), colors)
+    change = memo.get(key)
+    if change is None:
+        change = memo[key] = _sgr_change(cur, new, colors)
+    return change
 
 
 @lru_cache(maxsize=4096)
@@ -393,9 +410,10 @@ class _Writer:
         self.x, self.y = x, y
 
     def set_style(self, style: Style) -> None:
-        if style is self.style:
+        cur = self.style
+        if style is cur:
             return  # styles are interned: the usual case, without a dataclass __eq__
-        change = _sgr_change(self.style, style, self.colors)
+        change = _sgr_between(cur, style, self.colors)
         if change:
             self.out.append(change)
             self.style = style
@@ -403,15 +421,13 @@ class _Writer:
     def runs(self, row: list[Cell], start: int, end: int) -> None:
         """Send cells ``start`` to ``end - 1`` of ``row``, all narrow glyphs in UTF-8,
         starting with the cursor at ``start``."""
-        x = start
-        while x < end:
-            style = row[x][1]
-            j = x + 1
-            while j < end and row[j][1] is style:
-                j += 1
+        out = self.out
+        first = itemgetter(0)
+        # Canonical styles: equal means the same object, so groupby's key comparison
+        # is an identity check and each group is one stretch of one style.
+        for style, cells in groupby(row[start:end], key=itemgetter(1)):
             self.set_style(style)
-            self.out.append("".join([c for c, _ in row[x:j]]))
-            x = j
+            out.append("".join(map(first, cells)))
         self.x = end
         if end >= self.width:
             self.x = self.y = None  # see ``cell``
@@ -461,6 +477,7 @@ def diff(old: Canvas | None, new: Canvas, caps: Caps) -> str:
     written, because on some terminals doing so scrolls the screen.
     """
     full = old is None or old.width != new.width or old.height != new.height
+    _interned(DEFAULT)  # blank cells hold it without ``put`` having interned it yet
     w = _Writer(caps, new.width, new.height)
     if full:
         w.out.append(CSI + "0m" + CSI + "2J" + CSI + "H")
@@ -500,7 +517,8 @@ def diff(old: Canvas | None, new: Canvas, caps: Caps) -> str:
         # A row whose end became blank is cleared with one "erase to end of line"
         # rather than by sending spaces.
         erase_from: int | None = None
-        if not full:
+        # (Only when the last changed glyph is a blank: otherwise none is past the text.)
+        if not full and nrow[units[changed[-1]][0]] == blank_default:
             tail = new.width
             while tail > 0 and nrow[tail - 1] == blank_default:
                 tail -= 1
@@ -508,6 +526,27 @@ def diff(old: Canvas | None, new: Canvas, caps: Caps) -> str:
             if len(blank_changed) > 3:
                 erase_from = units[blank_changed[0]][0]
                 changed = [i for i in changed if units[i][0] < tail]
+        if narrow and w.encoding == "utf-8" and orow is not None:
+            # Narrow glyphs in UTF-8 (unit i is column i): group the changed columns
+            # into runs, bridging gaps that are cheap to re-send, in one pass.
+            if changed:
+                colors = w.colors
+                start_x = prev = changed[0]
+                for x in changed[1:]:
+                    gap = x - prev - 1
+                    if gap == 0 or (gap <= 4 and _gap_cheap(nrow, prev + 1, x, prev, colors)):
+                        prev = x
+                        continue
+                    w.move(start_x, y)
+                    w.runs(nrow, start_x, prev + 1)
+                    start_x = prev = x
+                w.move(start_x, y)
+                w.runs(nrow, start_x, prev + 1)
+            if erase_from is not None:
+                w.move(erase_from, y)
+                w.set_style(DEFAULT)
+                w.out.append(CSI + "K")
+            continue
         # Group changed units into runs, bridging gaps that are cheap to re-send.
         k = 0
         while k < len(changed):
