@@ -347,7 +347,7 @@ def _same_look(a: Style, b: Style, colors: int) -> bool:
 
 def _sgr_between(cur: Style | None, new: Style, colors: int) -> str:
     """``_sgr_change``, remembered on ``new`` when both styles are canonical."""
-    memo = new.__dict__.get("_sgr_from")
+    memo: dict[tuple[int, int], str] | None = new.__dict__.get("_sgr_from")
     if memo is None or (cur is not None and "_sgr_from" not in cur.__dict__):
         return _sgr_change(cur, new, colors)
     key = (id(cur), colors)
