@@ -19,6 +19,7 @@ Event payloads (``game_events.payload``):
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import logging
 import random
@@ -223,12 +224,23 @@ class _Stale(Exception):
 
 @dataclass
 class _Loaded:
-    """A game row, its seats and its state, loaded inside a transaction."""
+    """A game row, its seats and its state, loaded inside a transaction.
+
+    ``seat_infos`` is what ``_seat_infos(seats)`` made of the seats, once asked (a
+    move's snapshot needs them, and a move kept for the next one keeps its seats).
+    """
 
     row: Any
     seats: list[Any]
     rules: AnyRules
     state: Any
+    seat_infos: tuple[SeatInfo, ...] | None = None
+
+
+@functools.lru_cache(maxsize=64)
+def _hours(hours: int) -> timedelta:
+    # timedelta(hours=...) costs a microsecond on every move; deadlines take few values
+    return timedelta(hours=hours)
 
 
 @dataclass
@@ -843,7 +855,7 @@ class GameService:
             return None
         kept = hit[1]
         # a copy: _commit_state moves ``row`` and ``state`` on, and may yet roll back
-        return _Loaded(kept.row, kept.seats, kept.rules, kept.state)
+        return _Loaded(kept.row, kept.seats, kept.rules, kept.state, kept.seat_infos)
 
     def _load(self, conn: Any, game_id: int, *, writing: bool = True) -> _Loaded:
         """Read the game; an action that may write forgets what ``_reuse`` would give."""
@@ -906,12 +918,9 @@ class GameService:
             events.append((None, "chance", {"chance": rules.chance_to_json(chance)}))
         else:
             raise RuntimeError(f"game {row.id}: chance events without end")
-        seq = row.last_seq
-        rows = []
-        for seat, kind, payload in events:
-            seq += 1
-            rows.append(self._event(row.id, seq, seat, kind, payload, now))
-        change.events += len(rows)
+        first_seq = row.last_seq + 1
+        seq = row.last_seq + len(events)
+        change.events += len(events)
         outcome = rules.outcome(state)
         snapshot_text = dump_state(rules, state)
         values: dict[str, Any] = {
@@ -933,21 +942,22 @@ class GameService:
             change.finished = True
         else:
             values["to_act"] = rules.to_act(state)
-            values["deadline"] = now + timedelta(hours=row.deadline_hours)
+            values["deadline"] = now + _hours(row.deadline_hours)
         # The versioned UPDATE comes first: it takes the row lock, so a concurrent action
         # waits here and then finds the version moved on, instead of colliding on the
         # events' primary key.
-        if not q.update_game_versioned(conn, row.id, row.version, **values):
+        if not q.save_game(conn, row.id, row.version, values):
             raise _Stale()
-        self._append(conn, rows)
+        try:
+            q.append_events(conn, row.id, first_seq, events, now)
+        except q.IntegrityError:
+            raise _Stale() from None  # another action won the race (see _append)
         if outcome is not None:
             seat_users = [s.user_id for s in sorted(loaded.seats, key=lambda s: s.seat)]
             rating_rules.record_result(conn, row.kind, row.options, seat_users, outcome)
         self._remember(row.id, snapshot_text, state)
-        updated = dict(row._mapping)
-        updated.update(values)
-        updated["version"] = row.version + 1
-        loaded.row = q.RawRow(updated)
+        values["version"] = row.version + 1
+        loaded.row = q.RawRow({**row._mapping, **values})
         loaded.state = state
         return state
 
@@ -956,8 +966,8 @@ class GameService:
         seats = q.seat_rows_for(conn, ids)
         return [self._info(r, seats.get(r.id, [])) for r in rows]
 
-    def _info(self, row: Any, seats: list[Any]) -> GameInfo:
-        rules = self.registry.get(row.kind)
+    @staticmethod
+    def _seat_infos(seats: list[Any]) -> tuple[SeatInfo, ...]:
         infos = []
         for s in seats:
             if s.kind == "bot":
@@ -967,13 +977,19 @@ class GameService:
             else:
                 name = None
             infos.append(SeatInfo(s.seat, s.kind, s.user_id, name, s.timeouts))
+        return tuple(infos)
+
+    def _info(
+        self, row: Any, seats: list[Any], seat_infos: tuple[SeatInfo, ...] | None = None
+    ) -> GameInfo:
+        rules = self.registry.get(row.kind)
         return GameInfo(
             id=row.id,
             kind=row.kind,
             title=rules.title if rules is not None else row.kind,
             options=dict(row.options or {}),
             status=row.status,
-            seats=tuple(infos),
+            seats=self._seat_infos(seats) if seat_infos is None else seat_infos,
             to_act=row.to_act if row.status == "active" else None,
             version=row.version,
             deadline=row.deadline,
@@ -999,11 +1015,16 @@ class GameService:
         """The game as this transaction sees it (``loaded``'s rows, or read again)."""
         if loaded is None:
             loaded = self._load(conn, game_id, writing=False)
-        info = self._info(loaded.row, loaded.seats)
+        if loaded.seat_infos is None:
+            loaded.seat_infos = self._seat_infos(loaded.seats)
+        info = self._info(loaded.row, loaded.seats, loaded.seat_infos)
         my_seat = info.seat_of(viewer_id) if viewer_id is not None else None
         last_seen = 0
         if my_seat is not None:
-            last_seen = next(s.last_seen_seq for s in loaded.seats if s.seat == my_seat)
+            for s in loaded.seats:
+                if s.seat == my_seat:
+                    last_seen = s.last_seen_seq
+                    break
         return GameSnapshot(info, loaded.state if state is None else state, my_seat, last_seen)
 
     def _after_commit(self, snapshot: GameSnapshot, change: _Change) -> None:

@@ -39,6 +39,10 @@ T = TypeVar("T")
 
 WRITE_OPTION = "door_write"
 SQLITE_WORKERS = 8
+# The attribute on the event loop's own SQLAlchemy connection that holds its sqlite3
+# connection (see ``door.store.queries._raw``): SQLAlchemy's ``conn.connection.
+# driver_connection`` walks two pool proxies on every statement of every move.
+RAW_ATTRIBUTE = "_door_sqlite"
 
 
 class _Busy(Exception):
@@ -104,6 +108,7 @@ class Database:
         kwargs: dict[str, Any] = {"echo": echo}
         self._sync_engine: Engine | None = None
         self._here: Connection | None = None
+        self._here_raw: Any = None
         self._here_epoch = 0
         self._executor: ThreadPoolExecutor | None = None
         if self.is_sqlite:
@@ -168,13 +173,11 @@ class Database:
         stalling the loop. A thread hop costs more than a whole SQLite transaction.
         """
         conn = self._here
-        if conn is None or conn.closed:
-            assert self._sync_engine is not None
-            conn = self._sync_engine.connect()
-            _driver(conn).execute("PRAGMA busy_timeout=0")
-            self._here = conn
-            self._here_epoch += 1
-        raw = _driver(conn)
+        raw = self._here_raw
+        if conn is None or conn.closed or conn.invalidated:
+            raw = self._open_here()
+            conn = self._here
+            assert conn is not None
         try:
             raw.execute("BEGIN IMMEDIATE" if write else "BEGIN")
         except sqlite3.OperationalError as exc:
@@ -203,6 +206,20 @@ class Database:
                 raw.execute("ROLLBACK")
         return result
 
+    def _open_here(self) -> Any:
+        """(Re)open the event loop's own connection; returns its sqlite3 connection."""
+        assert self._sync_engine is not None
+        if self._here is not None:
+            self._here.close()
+        conn = self._sync_engine.connect()
+        raw = _driver(conn)
+        raw.execute("PRAGMA busy_timeout=0")
+        setattr(conn, RAW_ATTRIBUTE, raw)
+        self._here = conn
+        self._here_raw = raw
+        self._here_epoch += 1
+        return raw
+
     def here_token(self, conn: Connection) -> tuple[int, int] | None:
         """Inside a transaction on the event loop's own SQLite connection: a token that
         stays the same until some *other* connection (a worker thread, another process)
@@ -216,7 +233,7 @@ class Database:
         """
         if conn is not self._here:
             return None
-        row = _driver(conn).execute("PRAGMA data_version").fetchone()
+        row = self._here_raw.execute("PRAGMA data_version").fetchone()
         return (self._here_epoch, int(row[0]))
 
     def _run_sqlite(self, action: Callable[[Connection], T], write: bool) -> T:
@@ -285,6 +302,7 @@ class Database:
         if self._here is not None:
             self._here.close()
             self._here = None
+            self._here_raw = None
         if self._sync_engine is not None:
             self._sync_engine.dispose()
         if self._executor is not None:

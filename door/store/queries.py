@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,6 +19,7 @@ from sqlalchemy import Table, and_, bindparam, delete, func, insert, or_, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
+from door.store.db import RAW_ATTRIBUTE
 from door.store.models import (
     BbsIdentityRow,
     GameEventRow,
@@ -222,6 +223,12 @@ class RawRow:
 
 def _raw(conn: Connection) -> Any | None:
     """The sqlite3 connection under ``conn``, when the SQLite fast path applies."""
+    # The event loop's own connection carries it (``Database._open_here``): every move's
+    # statements come through here, and the dialect checks and the pool proxies behind
+    # ``driver_connection`` cost more than a cached attribute.
+    raw = getattr(conn, RAW_ATTRIBUTE, None)
+    if raw is not None:
+        return raw
     if conn.dialect.name != "sqlite" or conn.dialect.driver != "pysqlite":
         return None
     return conn.connection.driver_connection
@@ -261,7 +268,31 @@ def _dt_to_sqlite(value: datetime | None) -> str | None:
 @functools.lru_cache(maxsize=512)
 def _utc_text(value: datetime) -> str:
     # the text SQLAlchemy's SQLite DATETIME writes: "YYYY-MM-DD HH:MM:SS.ffffff"
+    if value.tzinfo is UTC:
+        # already UTC (every clock's time is): the zone suffix "+00:00" follows the
+        # fixed-width 26 characters (isoformat pads the year to four digits)
+        return value.isoformat(" ", "microseconds")[:26]
     return value.astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
+
+
+@functools.cache
+def _json_dumps() -> Callable[[Any], str]:
+    """``json.dumps`` with its default arguments, without building a new encoder on
+    every call (which is most of what ``json.dumps`` costs for a small payload)."""
+    from json import encoder as std
+
+    make = getattr(std, "c_make_encoder", None)
+    if make is None:
+        return json.dumps
+    ascii_text = std.encode_basestring_ascii
+    encode = make(None, std.JSONEncoder().default, ascii_text, None, ": ", ", ", False, False, True)
+
+    def dumps(value: Any) -> str:
+        if isinstance(value, str):
+            return ascii_text(value)
+        return "".join(encode(value, 0))
+
+    return dumps
 
 
 @functools.lru_cache(maxsize=2048)
@@ -310,18 +341,29 @@ def _column(name: str) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _versioned_update_sql(names: tuple[str, ...]) -> str:
-    columns = ", ".join(f"{_column(k)} = ?" for k in names)
+    columns = ", ".join(f"{_column(k)} = ?" for k in (*names, "version"))
     return f"UPDATE games SET {columns} WHERE id = ? AND version = ?"
 
 
-def _to_sqlite(name: str, value: Any) -> Any:
-    if name in _GAME_TIMES:
-        return _dt_to_sqlite(value)
-    if name in _GAME_JSON:
-        return None if value is None else json.dumps(value)
-    if name in _GAME_BOOLS:
-        return int(bool(value))
-    return value
+def _json_or_null(value: Any) -> str | None:
+    return None if value is None else _json_dumps()(value)
+
+
+def _bool_to_sqlite(value: Any) -> int:
+    return int(bool(value))
+
+
+@functools.cache
+def _game_to_sqlite() -> dict[str, Callable[[Any], Any]]:
+    """How a games column's value is stored on SQLite, for the columns that need it."""
+    out: dict[str, Callable[[Any], Any]] = {}
+    for name in _GAME_TIMES:
+        out[name] = _dt_to_sqlite
+    for name in _GAME_JSON:
+        out[name] = _json_or_null
+    for name in _GAME_BOOLS:
+        out[name] = _bool_to_sqlite
+    return out
 
 
 def _game_from_raw(description: Any, values: Sequence[Any]) -> RawRow:
@@ -393,13 +435,23 @@ def update_game_versioned(
     conn: Connection, game_id: int, expected_version: int, **values: Any
 ) -> bool:
     """The optimistic lock: update only if nobody else bumped ``version`` first."""
+    return save_game(conn, game_id, expected_version, values)
+
+
+def save_game(
+    conn: Connection, game_id: int, expected_version: int, values: Mapping[str, Any]
+) -> bool:
+    """``update_game_versioned`` with the new column values in a mapping (which is
+    not kept or changed): sets them and ``version = expected_version + 1`` only if
+    ``version`` is still ``expected_version``; False if it is not."""
     raw = _raw(conn)
     if raw is not None:
-        values = {**values, "version": expected_version + 1}
+        convert = _game_to_sqlite()
         sql = _versioned_update_sql(tuple(values))
-        args = [_to_sqlite(k, v) for k, v in values.items()]
+        args = [v if (f := convert.get(k)) is None else f(v) for k, v in values.items()]
+        args += (expected_version + 1, game_id, expected_version)
         with _translated():
-            cur = raw.execute(sql, (*args, game_id, expected_version))
+            cur = raw.execute(sql, args)
         return bool(cur.rowcount == 1)
     params = {"w_id": game_id, "w_version": expected_version, "version": expected_version + 1}
     params.update(values)
@@ -521,13 +573,14 @@ def insert_events(conn: Connection, rows: list[dict[str, Any]]) -> None:
         return
     raw = _raw(conn)
     if raw is not None:
+        dumps = _json_dumps()
         args = [
             (
                 r["game_id"],
                 r["seq"],
                 r["seat"],
                 r["kind"],
-                json.dumps(r["payload"]),
+                dumps(r["payload"]),
                 _dt_to_sqlite(r["created_at"]),
             )
             for r in rows
@@ -535,6 +588,42 @@ def insert_events(conn: Connection, rows: list[dict[str, Any]]) -> None:
         with _translated():
             raw.executemany(_EVENT_INSERT, args)
         return
+    conn.execute(_insert_events(), rows)
+
+
+def append_events(
+    conn: Connection,
+    game_id: int,
+    first_seq: int,
+    items: Sequence[tuple[int | None, str, dict[str, Any]]],
+    now: datetime,
+) -> None:
+    """Insert ``(seat, kind, payload)`` events numbered from ``first_seq``, all made at
+    ``now`` (the rows ``insert_events`` would write, without a dict per row)."""
+    if not items:
+        return
+    raw = _raw(conn)
+    if raw is not None:
+        dumps = _json_dumps()
+        when = _dt_to_sqlite(now)
+        args = [
+            (game_id, seq, seat, kind, dumps(payload), when)
+            for seq, (seat, kind, payload) in enumerate(items, first_seq)
+        ]
+        with _translated():
+            raw.executemany(_EVENT_INSERT, args)
+        return
+    rows = [
+        {
+            "game_id": game_id,
+            "seq": seq,
+            "seat": seat,
+            "kind": kind,
+            "payload": payload,
+            "created_at": now,
+        }
+        for seq, (seat, kind, payload) in enumerate(items, first_seq)
+    ]
     conn.execute(_insert_events(), rows)
 
 

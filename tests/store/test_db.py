@@ -127,3 +127,37 @@ async def test_a_database_locked_too_long_is_a_clear_busy_error_not_a_crash(
 async def test_in_memory_sqlite_is_refused_with_a_reason() -> None:
     with pytest.raises(ValueError, match="file"):
         Database("sqlite+aiosqlite://")
+
+
+async def test_the_fast_path_finds_the_sqlite_connection_under_each_connection(
+    sqlite_db: Database,
+) -> None:
+    from door.store.queries import _raw
+
+    def under(conn: Connection) -> bool:
+        return _raw(conn) is conn.connection.driver_connection
+
+    assert await sqlite_db.run_read(under)  # the event loop's own connection
+    assert await asyncio.get_running_loop().run_in_executor(
+        None, sqlite_db._run_sqlite, under, False  # a worker thread's connection
+    )
+
+
+async def test_an_invalidated_loop_connection_is_replaced_before_the_next_transaction(
+    sqlite_db: Database,
+) -> None:
+    from door.store.queries import _raw
+
+    first = await sqlite_db.run_read(lambda c: (c, sqlite_db.here_token(c)))
+    first[0].invalidate()
+
+    def look(conn: Connection) -> tuple[Connection, object, bool]:
+        fast = _raw(conn) is conn.connection.driver_connection
+        return conn, sqlite_db.here_token(conn), fast
+
+    _, token, fast = await sqlite_db.run_read(look)
+    assert fast  # the live sqlite3 connection, not the one invalidated
+    assert token != first[1]  # whatever the old connection's token promised is void
+    assert await sqlite_db.run_read(
+        lambda c: c.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    )
