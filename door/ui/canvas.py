@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from itertools import groupby
+from itertools import groupby, repeat
 from operator import itemgetter
 
 from wcwidth import wcwidth
@@ -51,11 +51,12 @@ def _interned(style: Style) -> Style:
     if "_canonical" in style.__dict__:
         return style
     found = _canonical_style(style)
-    if found is style:
-        object.__setattr__(style, "_canonical", True)
+    if "_canonical" not in found.__dict__:  # ``style`` itself, or DEFAULT the first time
+        object.__setattr__(found, "_canonical", True)
         # SGR texts that switch to this style, by (id of the style switched from,
         # colours): both canonical, so the ids stay theirs for good.
-        object.__setattr__(style, "_sgr_from", {})
+        object.__setattr__(found, "_sgr_from", {})
+        object.__setattr__(found, "_cells", {})  # see _narrow_cells
     return found
 
 
@@ -69,6 +70,22 @@ def _canonical_style(style: Style) -> Style:
 def char_width(ch: str) -> int:
     """Columns ``ch`` takes: 0 for combining marks, 2 for wide glyphs, -1 for controls."""
     return int(wcwidth(ch))
+
+
+NARROW_CELLS_KEPT = 1024
+"""Texts whose cells each canonical style remembers (then it starts afresh)."""
+
+
+def _narrow_cells(text: str, style: Style) -> tuple[Cell, ...]:
+    """The cells of ``text`` (narrow glyphs) in the canonical ``style``, remembered on
+    the style (hashing a text is cheap, hashing a Style's fields is not)."""
+    memo: dict[str, tuple[Cell, ...]] = style.__dict__["_cells"]
+    cells = memo.get(text)
+    if cells is None:
+        if len(memo) >= NARROW_CELLS_KEPT:
+            memo.clear()
+        cells = memo[text] = tuple(zip(text, repeat(style)))
+    return cells
 
 
 @lru_cache(maxsize=8192)
@@ -127,14 +144,18 @@ class Canvas:
         """
         if y < 0 or y >= self.height:
             return x + text_width(text)
-        style = _interned(style)
+        if "_canonical" not in style.__dict__:
+            style = _interned(style)
         row = self._rows[y]
         if not self._wide and _all_narrow(text):
             # The common case, as one slice: no wide glyph anywhere to split, every
-            # glyph one column (what the loop below would do, cell by cell).
+            # glyph one column (what the loop below would do, cell by cell). The same
+            # texts are drawn over and over (menus, list rows, labels), so their cells
+            # are made once.
             start, end = max(x, 0), min(x + len(text), self.width)
             if start < end:
-                row[start:end] = [(ch, style) for ch in text[start - x : end - x]]
+                cells = _narrow_cells(text, style)
+                row[start:end] = cells if end - start == len(text) else cells[start - x : end - x]
             return x + len(text)
         for ch in text:
             w = char_width(ch)

@@ -53,8 +53,21 @@ def clean(text: object, limit: int | None = None) -> str:
     """``text`` fit to show on someone's terminal: control and format characters
     (ESC, BEL, bidi overrides, …) removed, whitespace runs of tabs/newlines made spaces.
     ``limit`` clips to that many characters (with no ellipsis)."""
+    value = text if type(text) is str else str(text)
+    if len(value) <= 200:
+        # names, titles and summaries repeat on every frame of every list
+        return _clean_short(value, limit)
+    return _clean_text(value, limit)
+
+
+@lru_cache(maxsize=4096)
+def _clean_short(text: str, limit: int | None) -> str:
+    return _clean_text(text, limit)
+
+
+def _clean_text(text: str, limit: int | None) -> str:
     out: list[str] = []
-    for ch in str(text):
+    for ch in text:
         if ch in "\t\r\n":
             out.append(" ")
             continue
