@@ -72,7 +72,7 @@ def char_width(ch: str) -> int:
     return int(wcwidth(ch))
 
 
-NARROW_CELLS_KEPT = 1024
+NARROW_CELLS_KEPT = 512
 """Texts whose cells each canonical style remembers (then it starts afresh)."""
 
 
