@@ -878,12 +878,15 @@ class GameService:
 
     def _seat_to_act(self, loaded: _Loaded, user_id: int) -> int:
         seat = loaded.rules.to_act(loaded.state)
-        holders = [s for s in loaded.seats if s.user_id == user_id and s.kind in ("user", "bot")]
-        if not holders:
+        playing = False
+        for s in loaded.seats:
+            if s.user_id == user_id and (s.kind == "user" or s.kind == "bot"):
+                if s.seat == seat and seat is not None:
+                    return int(seat)
+                playing = True
+        if not playing:
             raise NotYourTurnError("you are not playing in that game")
-        if seat is None or all(s.seat != seat for s in holders):
-            raise NotYourTurnError("it is not your turn")
-        return int(seat)
+        raise NotYourTurnError("it is not your turn")
 
     def _start(self, conn: Any, loaded: _Loaded, now: datetime, change: _Change) -> None:
         """All seats are filled: draw the set-up chance and make the game active."""
@@ -1035,18 +1038,14 @@ class GameService:
         )
         others = tuple(u for u in players if u != change.actor)
         seq = info.last_seq
-        notices: list[Notice] = []
-
-        def add(kind: NoticeKind, users: tuple[int, ...], text: str) -> None:
-            notices.append(Notice(info.id, kind, users, text, seq))
-
+        notices: list[tuple[NoticeKind, tuple[int, ...], str]] = []
         title = f"{info.title} #{info.id}"
         if change.joined or change.started:
-            add("joined", others, f"{title}: a player joined")
+            notices.append(("joined", others, f"{title}: a player joined"))
         if change.moved:
-            add("move", others, f"{title}: a move was made")
+            notices.append(("move", others, f"{title}: a move was made"))
         if info.status == "finished":
-            add("finished", players, f"{title} is over: {info.summary}")
+            notices.append(("finished", players, f"{title} is over: {info.summary}"))
         elif info.status == "active" and info.to_act is not None:
             waiting = tuple(
                 s.user_id
@@ -1054,9 +1053,10 @@ class GameService:
                 if s.seat == info.to_act and s.user_id is not None
             )
             if waiting and (change.moved or change.started):
-                add("your_turn", waiting, f"{title}: it is your turn")
-        for notice in notices:
-            self.hub.publish(notice)
+                notices.append(("your_turn", waiting, f"{title}: it is your turn"))
+        publish = self.hub.publish
+        for kind, users, text in notices:
+            publish(Notice(info.id, kind, users, text, seq))
         hook = self.on_after_commit
         if hook is not None:
             result = hook(snapshot)
