@@ -72,9 +72,18 @@ class LoggedMove:
 def replay_log(rules: AnyRules, info: GameInfo, events: list[GameEvent]) -> list[LoggedMove]:
     """Replay the whole log from a new game and return every move with the state before
     and after it (chance events and timeouts are folded into the states)."""
+    state = rules.new_game(len(info.seats), info.options)
+    moves, _ = replay_more(rules, state, events)
+    return moves
+
+
+def replay_more(
+    rules: AnyRules, state: Any, events: list[GameEvent]
+) -> tuple[list[LoggedMove], Any]:
+    """Replay ``events`` from ``state``: the moves among them (as ``replay_log``) and the
+    state after the last one, so a log can be replayed a piece at a time."""
     from door.services.games import apply_logged_event
 
-    state = rules.new_game(len(info.seats), info.options)
     moves: list[LoggedMove] = []
     for ev in events:
         before = state
@@ -85,7 +94,7 @@ def replay_log(rules: AnyRules, info: GameInfo, events: list[GameEvent]) -> list
         elif ev.kind == "system" and ev.payload.get("action") in ("timeout", "forfeit"):
             word = "ran out of time" if ev.payload.get("action") == "timeout" else "resigned"
             moves.append(LoggedMove(ev.seq, ev.seat, f"({word})", before, state))
-    return moves
+    return moves, state
 
 
 def last_turn_of_others(moves: list[LoggedMove], my_seat: int | None) -> list[LoggedMove]:
@@ -130,6 +139,9 @@ class GameScreenBase(Screen):
         self.record: list[LoggedMove] = []
         self.help_open = False
         self.mode = "play"  # play | type | confirm | view
+        # The log replayed so far: (last event seq, state after it, its moves). The log
+        # only grows, so a notice or a later look replays just the new events.
+        self._replayed: tuple[int, Any, list[LoggedMove]] | None = None
 
     # --- input ----------------------------------------------------------------------------
     async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
@@ -280,10 +292,24 @@ class GameScreenBase(Screen):
             await ctx.services.games.mark_seen(self.game_id, ctx.user.id, self.snap.info.last_seq)
 
     async def history(self, ctx: Context) -> list[LoggedMove]:
-        """Every move of the game so far, replayed from the log."""
+        """Every move of the game so far, replayed from the log (only the events this
+        screen has not replayed before are read)."""
         assert self.snap is not None and self.rules is not None
-        events = await ctx.services.games.events(self.game_id, 0)
-        return replay_log(self.rules, self.snap.info, events)
+        done = self._replayed
+        if done is None:
+            info = self.snap.info
+            seq, state = 0, self.rules.new_game(len(info.seats), info.options)
+            moves: list[LoggedMove] = []
+        else:
+            seq, state, moves = done
+        events = await ctx.services.games.events(self.game_id, seq)
+        if events:
+            more, state = replay_more(self.rules, state, events)
+            moves = moves + more
+            self._replayed = (events[-1].seq, state, moves)
+        elif done is None:
+            self._replayed = (0, state, moves)
+        return list(moves)
 
     async def _moves_since(self, ctx: Context, seq: int) -> list[LoggedMove]:
         moves = await self.history(ctx)
