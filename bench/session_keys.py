@@ -96,7 +96,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="door-keys-") as tmp:
         data_dir = Path(tmp)
         seats = await prepare(data_dir, names, args.users // 2)
-        services = await build_services(load_config(data_dir=data_dir), start_background=False)
+        # seeded dice: runs of one seed press the same keys, so before/after compare
+        services = await build_services(
+            load_config(data_dir=data_dir), rng=random.Random(args.seed), start_background=False
+        )
         rules = services.games.registry["backgammon"]
         people = []
         tasks = []
