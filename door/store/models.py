@@ -105,7 +105,11 @@ class BbsIdentityRow(Base):
 
 class GameRow(Base):
     __tablename__ = "games"
-    __table_args__ = (Index("ix_games_status_deadline", "status", "deadline"),)
+    __table_args__ = (
+        Index("ix_games_status_deadline", "status", "deadline"),
+        # the game lists: newest first within a status, without sorting every game
+        Index("ix_games_status_updated_at", "status", "updated_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(40), index=True)

@@ -701,6 +701,18 @@ def list_game_ids(
     raw = _raw(conn)
     if raw is not None:
         return _list_game_ids_raw(raw, which, user_id, kind, offset, limit)
+    return _list_game_ids_core(conn, which, user_id, kind, offset, limit)
+
+
+def _list_game_ids_core(
+    conn: Connection,
+    which: str,
+    user_id: int | None,
+    kind: str | None,
+    offset: int,
+    limit: int,
+) -> tuple[list[int], int]:
+    """``list_game_ids`` through SQLAlchemy (PostgreSQL; the reference for SQLite's)."""
     cond = _list_filter(which, user_id, kind)
     count = select(func.count()).select_from(games).where(cond)
     total = int((conn.execute(count)).scalar_one())
@@ -719,46 +731,56 @@ def list_game_ids(
 def _list_game_ids_raw(
     raw: Any, which: str, user_id: int | None, kind: str | None, offset: int, limit: int
 ) -> tuple[list[int], int]:
-    """``list_game_ids`` in plain SQL on SQLite: the same conditions as ``_list_filter``
-    (building and caching those SQLAlchemy statements cost more than running them)."""
+    """``list_game_ids`` in plain SQL on SQLite: the same rows as ``_list_filter``
+    (building and caching those SQLAlchemy statements cost more than running them).
+
+    The statements are written for SQLite's planner, so that no call's cost grows with
+    every game ever played: a user's own lists start from their seats (``+games.status``
+    keeps the planner off the status index, which would visit every game of that
+    status), the open list checks each open game's seats by primary key, and the other
+    lists read ``ix_games_status_updated_at`` newest first and stop at the page's end.
+    """
     conds: list[str] = []
     args: list[Any] = []
+    source = "games"
     user = "s.user_id IS NULL" if user_id is None else "s.user_id = ?"
     user_args: list[Any] = [] if user_id is None else [user_id]
     if which == "open":
         conds.append("games.status = 'open'")
         conds.append(
-            "games.id IN (SELECT s.game_id FROM seats AS s WHERE s.kind = 'open' "
-            f"OR (s.kind = 'reserved' AND {user}))"
+            "EXISTS (SELECT 1 FROM seats AS s WHERE s.game_id = games.id AND "
+            f"(s.kind = 'open' OR (s.kind = 'reserved' AND {user})))"
         )
         args += user_args
         if user_id is not None:
             conds.append(
-                "games.id NOT IN (SELECT s.game_id FROM seats AS s "
-                "WHERE s.user_id = ? AND s.kind = 'user')"
+                "NOT EXISTS (SELECT 1 FROM seats AS s WHERE s.game_id = games.id "
+                "AND s.user_id = ? AND s.kind = 'user')"
             )
             args.append(user_id)
     elif which == "active":
         conds.append("games.status = 'active'")
     elif which == "mine":
-        conds.append("games.status IN ('open', 'active')")
+        conds.append("+games.status IN ('open', 'active')")
         conds.append(
             f"games.id IN (SELECT s.game_id FROM seats AS s WHERE {user} AND s.kind = 'user')"
         )
         args += user_args
     elif which == "waiting":
-        conds.append("games.status = 'active'")
-        conds.append(
-            "games.id IN (SELECT s.game_id FROM seats AS s WHERE "
-            f"{user} AND s.kind IN ('user', 'bot') AND s.seat = games.to_act "
-            "AND s.game_id = games.id)"
-        )
+        # the seat whose turn it is, of each of the user's seats: (game_id, seat) is the
+        # seats' primary key, so the join yields each game at most once
+        source = "seats AS s CROSS JOIN games ON games.id = s.game_id"
+        conds.append(f"{user} AND s.kind IN ('user', 'bot')")
         args += user_args
+        conds.append("games.status = 'active'")
+        conds.append("games.to_act = s.seat")
     elif which == "finished":
-        conds.append("games.status IN ('finished', 'abandoned')")
         if user_id is not None:
+            conds.append("+games.status IN ('finished', 'abandoned')")
             conds.append("games.id IN (SELECT s.game_id FROM seats AS s WHERE s.user_id = ?)")
             args.append(user_id)
+        else:
+            conds.append("games.status IN ('finished', 'abandoned')")
     else:
         raise ValueError(f"unknown list {which!r}")
     if kind is not None:
@@ -770,9 +792,9 @@ def _list_game_ids_raw(
     else:
         order = "games.updated_at DESC, games.id DESC"
     with _translated():
-        total = int(raw.execute(f"SELECT count(*) FROM games WHERE {where}", args).fetchone()[0])
+        total = int(raw.execute(f"SELECT count(*) FROM {source} WHERE {where}", args).fetchone()[0])
         page = raw.execute(
-            f"SELECT games.id FROM games WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?",
+            f"SELECT games.id FROM {source} WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?",
             [*args, limit, offset],
         ).fetchall()
     return [int(r[0]) for r in page], total
