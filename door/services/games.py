@@ -661,11 +661,10 @@ class GameService:
             moves = new_events = 0
             finished_ids: list[int] = []
             waiting_ids: list[int] = []
-            for r in q.my_seat_rows(conn, user_id):
+            for r in q.unseen_by_seat(conn, user_id):
                 if r.last_seq > r.last_seen_seq:
-                    m, t = q.count_unseen_moves(conn, r.game_id, r.seat, r.last_seen_seq)
-                    moves += m
-                    new_events += t
+                    moves += r.moves
+                    new_events += r.events
                     if r.status in ("finished", "abandoned") and r.game_id not in finished_ids:
                         finished_ids.append(r.game_id)
                 if r.status == "active" and r.to_act == r.seat and r.game_id not in waiting_ids:

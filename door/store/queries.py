@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, and_, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import Table, and_, bindparam, case, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
@@ -554,6 +554,17 @@ def update_seat(conn: Connection, game_id: int, seat: int, **values: Any) -> Non
 
 
 def mark_seen(conn: Connection, game_id: int, user_id: int, seq: int) -> int:
+    raw = _raw(conn)
+    if raw is not None:
+        # every look at a board marks it seen (the SQLAlchemy statement cost more than
+        # the whole transaction around it)
+        with _translated():
+            cur = raw.execute(
+                "UPDATE seats SET last_seen_seq = ? "
+                "WHERE game_id = ? AND user_id = ? AND last_seen_seq < ?",
+                (seq, game_id, user_id, seq),
+            )
+        return int(cur.rowcount)
     result = conn.execute(
         update(seats)
         .where(
@@ -628,12 +639,36 @@ def append_events(
 
 
 def event_rows(conn: Connection, game_id: int, since_seq: int = 0) -> list[Row]:
+    raw = _raw(conn)
+    if raw is not None:
+        # a board screen reads the whole log when it opens (replay, last move shown)
+        with _translated():
+            found = raw.execute(
+                "SELECT game_id, seq, seat, kind, payload, created_at FROM game_events "
+                "WHERE game_id = ? AND seq > ? ORDER BY seq",
+                (game_id, since_seq),
+            ).fetchall()
+        return [_event_from_raw(values) for values in found]
     result = conn.execute(
         select(game_events)
         .where(and_(game_events.c.game_id == game_id, game_events.c.seq > since_seq))
         .order_by(game_events.c.seq)
     )
     return list(result.all())
+
+
+def _event_from_raw(values: Sequence[Any]) -> RawRow:
+    game_id, seq, seat, kind, payload, created_at = values
+    return RawRow(
+        {
+            "game_id": game_id,
+            "seq": seq,
+            "seat": seat,
+            "kind": kind,
+            "payload": _json_from_sqlite(payload),
+            "created_at": _dt_from_sqlite(created_at),
+        }
+    )
 
 
 def all_game_ids(conn: Connection) -> list[int]:
@@ -844,6 +879,64 @@ def count_unseen_moves(
     return moves, total
 
 
+_UNSEEN_SQLITE = (
+    "SELECT s.game_id, s.seat, s.last_seen_seq, g.status, g.to_act, g.last_seq, "
+    "CASE WHEN g.last_seq > s.last_seen_seq THEN (SELECT count(*) FROM game_events AS e "
+    "WHERE e.game_id = s.game_id AND e.seq > s.last_seen_seq AND e.kind = 'move' "
+    "AND e.seat IS NOT NULL AND e.seat != s.seat) ELSE 0 END AS moves, "
+    "CASE WHEN g.last_seq > s.last_seen_seq THEN (SELECT count(*) FROM game_events AS e "
+    "WHERE e.game_id = s.game_id AND e.seq > s.last_seen_seq) ELSE 0 END AS events "
+    "FROM seats AS s JOIN games AS g ON g.id = s.game_id "
+    "WHERE s.user_id = ? AND s.kind IN ('user', 'bot')"
+)
+
+
+@functools.cache
+def _unseen_core() -> Any:
+    unseen = and_(
+        game_events.c.game_id == seats.c.game_id, game_events.c.seq > seats.c.last_seen_seq
+    )
+    moves = (
+        select(func.count())
+        .where(
+            unseen,
+            game_events.c.kind == "move",
+            game_events.c.seat.is_not(None),
+            game_events.c.seat != seats.c.seat,
+        )
+        .scalar_subquery()
+    )
+    events = select(func.count()).where(unseen).scalar_subquery()
+    behind = games.c.last_seq > seats.c.last_seen_seq
+    return (
+        select(
+            seats.c.game_id,
+            seats.c.seat,
+            seats.c.last_seen_seq,
+            games.c.status,
+            games.c.to_act,
+            games.c.last_seq,
+            case((behind, moves), else_=0).label("moves"),
+            case((behind, events), else_=0).label("events"),
+        )
+        .join(games, games.c.id == seats.c.game_id)
+        .where(and_(seats.c.user_id == bindparam("uid"), seats.c.kind.in_(("user", "bot"))))
+    )
+
+
+def unseen_by_seat(conn: Connection, user_id: int) -> list[Row]:
+    """``my_seat_rows`` with, for each seat whose game moved on since it last looked
+    (``last_seq > last_seen_seq``), ``count_unseen_moves`` as ``moves`` and ``events``
+    (0 and 0 otherwise): what happened in all the user's games, in one statement."""
+    raw = _raw(conn)
+    if raw is not None:
+        with _translated():
+            cur = raw.execute(_UNSEEN_SQLITE, (user_id,))
+            names = [d[0] for d in cur.description]
+            return [RawRow(zip(names, values, strict=True)) for values in cur.fetchall()]
+    return list(conn.execute(_unseen_core(), {"uid": user_id}).all())
+
+
 def set_snapshot(conn: Connection, game_id: int, snapshot: str) -> None:
     """Overwrite a snapshot without touching the version (tests of ``door check`` only)."""
     conn.execute(update(games).where(games.c.id == game_id).values(snapshot=snapshot))
@@ -896,9 +989,23 @@ def save_rating(
         conn.execute(insert(ratings).values(user_id=user_id, kind=kind, **values))
 
 
+_RATING_COLUMNS = "r.user_id, r.kind, r.rating, r.experience, r.wins, r.losses, u.name"
+
+
 def rank_rows(
     conn: Connection, kind: str, offset: int, limit: int, min_experience: int
 ) -> list[Row]:
+    raw = _raw(conn)
+    if raw is not None:
+        with _translated():
+            cur = raw.execute(
+                f"SELECT {_RATING_COLUMNS} FROM ratings AS r JOIN users AS u ON u.id = r.user_id "
+                "WHERE r.kind = ? AND r.experience >= ? "
+                "ORDER BY r.rating DESC, r.experience DESC, r.user_id LIMIT ? OFFSET ?",
+                (kind, min_experience, limit, offset),
+            )
+            names = [d[0] for d in cur.description]
+            return [RawRow(zip(names, values, strict=True)) for values in cur.fetchall()]
     result = conn.execute(
         select(ratings, users.c.name)
         .join(users, users.c.id == ratings.c.user_id)
@@ -913,6 +1020,9 @@ def rank_rows(
 def rating_place(
     conn: Connection, kind: str, user_id: int, min_experience: int
 ) -> tuple[Row, int] | None:
+    raw = _raw(conn)
+    if raw is not None:
+        return _rating_place_raw(raw, kind, user_id, min_experience)
     row = (
         conn.execute(
             select(ratings, users.c.name)
@@ -947,4 +1057,38 @@ def rating_place(
             )
         )
     ).scalar_one()
+    return row, int(better) + 1
+
+
+def _rating_place_raw(
+    raw: Any, kind: str, user_id: int, min_experience: int
+) -> tuple[Row, int] | None:
+    """``rating_place`` in plain SQL on SQLite (the same row and place)."""
+    with _translated():
+        cur = raw.execute(
+            f"SELECT {_RATING_COLUMNS} FROM ratings AS r JOIN users AS u ON u.id = r.user_id "
+            "WHERE r.kind = ? AND r.user_id = ?",
+            (kind, user_id),
+        )
+        names = [d[0] for d in cur.description]
+        found = cur.fetchone()
+        if found is None:
+            return None
+        row: Any = RawRow(zip(names, found, strict=True))
+        if row.experience < min_experience:
+            return None
+        better = raw.execute(
+            "SELECT count(*) FROM ratings WHERE kind = ? AND experience >= ? AND ("
+            "rating > ? OR (rating = ? AND (experience > ? OR "
+            "(experience = ? AND user_id < ?))))",
+            (
+                kind,
+                min_experience,
+                row.rating,
+                row.rating,
+                row.experience,
+                row.experience,
+                user_id,
+            ),
+        ).fetchone()[0]
     return row, int(better) + 1

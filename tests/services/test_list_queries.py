@@ -1,7 +1,9 @@
-"""The game lists' SQLite statements (written for SQLite's planner) give exactly the rows,
+"""The menus' queries: the SQLite statements (written for SQLite's planner, or plain SQL
+where SQLAlchemy's statement building cost more than running them) give exactly the rows,
 order and totals of the SQLAlchemy statements PostgreSQL runs, on a varied population:
 open games with open and reserved seats, running, finished and abandoned games, a bot
-account in two seats of one game, and games updated at the same instant (ties)."""
+account in two seats of one game, games updated at the same instant (ties), seats that
+have seen part of their game's log, and rating ties."""
 
 from __future__ import annotations
 
@@ -69,6 +71,11 @@ async def population(db: Database, seed: int) -> list[int]:
                     snap = await games.resign(snap.info.id, mover)
                     break
                 snap = await games.submit(snap.info.id, mover, "1", snap.info.version)
+                if rng.random() < 0.4:
+                    looker = rng.choice(snap.info.seats).user_id
+                    if looker is not None:
+                        upto = rng.randrange(snap.info.last_seq)
+                        await games.mark_seen(snap.info.id, looker, upto)
         if rng.random() < 0.5:  # else the next game ties with this one on updated_at
             clock.advance(timedelta(minutes=rng.randrange(1, 90)))
     bot = await accounts.by_name("nim-bot")
@@ -119,3 +126,121 @@ async def test_the_running_list_reads_its_page_from_the_index_without_sorting(
     )
     assert "ix_games_status_updated_at" in found
     assert "TEMP B-TREE" not in found
+
+
+# --- since_last_visit, the event log, mark_seen, the rank listing ---------------------------
+
+
+SEAT_KEYS = ("game_id", "seat", "last_seen_seq", "status", "to_act", "last_seq")
+
+
+async def test_unseen_counts_in_one_statement_are_the_per_game_counts(db: Database) -> None:
+    users = await population(db, 3)
+
+    def compare(conn: Any) -> int:
+        compared = 0
+        for user in users:
+            together = sorted(
+                tuple(r._mapping[k] for k in (*SEAT_KEYS, "moves", "events"))
+                for r in q.unseen_by_seat(conn, user)
+            )
+            apart = []
+            for r in q.my_seat_rows(conn, user):
+                counts = (0, 0)
+                if r.last_seq > r.last_seen_seq:
+                    counts = q.count_unseen_moves(conn, r.game_id, r.seat, r.last_seen_seq)
+                apart.append((*(r._mapping[k] for k in SEAT_KEYS), *counts))
+            assert together == sorted(apart), user
+            compared += sum(1 for row in together if row[-1])
+        return compared
+
+    assert await db.run_read(compare) > 5  # some seats have unseen events
+
+
+def general_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the queries take their SQLAlchemy path on SQLite too."""
+    monkeypatch.setattr(q, "_raw", lambda conn: None)
+
+
+async def test_sqlite_event_log_reads_what_the_general_statement_reads(
+    sqlite_db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await population(sqlite_db, 4)
+    ids = await sqlite_db.run_read(q.all_game_ids)
+
+    def read(conn: Any) -> list[list[dict[str, Any]]]:
+        return [
+            [dict(r._mapping) for r in q.event_rows(conn, gid, since)]
+            for gid in ids
+            for since in (0, 2, 10_000)
+        ]
+
+    fast = await sqlite_db.run_read(read)
+    general_path(monkeypatch)
+    assert await sqlite_db.run_read(read) == fast
+    assert sum(len(log) for log in fast) > 100
+
+
+async def ratings_with_ties(db: Database) -> list[int]:
+    users = await population(db, 5)
+    rng = random.Random(5)
+
+    def rate(conn: Any) -> None:
+        for uid in users:
+            rating = rng.choice([1500.0, 1500.0, 1612.5, 1388.25])
+            q.save_rating(conn, uid, "chess", rating, rng.choice([0, 3, 3, 9]), 1, 2, False)
+
+    await db.transact(rate)
+    return users
+
+
+async def test_sqlite_rank_and_place_read_what_the_general_statements_read(
+    sqlite_db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    users = await ratings_with_ties(sqlite_db)
+
+    def read(conn: Any) -> list[Any]:
+        out: list[Any] = []
+        for kind in ("chess", "nim", "go"):
+            for low in (0, 3, 10):
+                for offset, limit in ((0, 100), (1, 2), (4, 100)):
+                    rows = q.rank_rows(conn, kind, offset, limit, low)
+                    out.append([dict(r._mapping) for r in rows])
+                for uid in [*users, 999_999]:
+                    found = q.rating_place(conn, kind, uid, low)
+                    out.append(None if found is None else (dict(found[0]._mapping), found[1]))
+        return out
+
+    fast = await sqlite_db.run_read(read)
+    general_path(monkeypatch)
+    assert await sqlite_db.run_read(read) == fast
+    assert any(isinstance(x, tuple) and x[1] > 1 for x in fast)
+
+
+@pytest.mark.parametrize("path", ["fast", "general"])
+async def test_mark_seen_moves_only_that_users_seat_and_only_forward(
+    sqlite_db: Database, monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    if path == "general":
+        general_path(monkeypatch)
+    users = await population(sqlite_db, 6)
+
+    def seen(conn: Any) -> dict[tuple[int, int], int]:
+        return {
+            (r.game_id, r.seat): r.last_seen_seq
+            for gid in q.all_game_ids(conn)
+            for r in q.seat_rows(conn, gid)
+        }
+
+    before = await sqlite_db.run_read(seen)
+    game_id, seat = next(k for k, v in before.items() if v == 0)
+    user = next(
+        r.user_id for r in await sqlite_db.run_read(lambda c: q.seat_rows(c, game_id))
+        if r.seat == seat
+    )
+    assert user in users
+    marked = await sqlite_db.transact(lambda c: q.mark_seen(c, game_id, user, 3))
+    again = await sqlite_db.transact(lambda c: q.mark_seen(c, game_id, user, 2))
+    after = await sqlite_db.run_read(seen)
+    assert (marked, again) == (1, 0)
+    assert after == {**before, (game_id, seat): 3}
