@@ -23,7 +23,8 @@ whole game in the step-by-step viewer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import lru_cache
 
 from door.games.backgammon import movegen
 from door.games.backgammon.moves import NO_PLAY
@@ -60,6 +61,7 @@ from door.ui.boards.backgammon import (
 )
 from door.ui.boards.common import GameScreenBase, LoggedMove, deadline_text, last_turn_of_others
 from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
+from door.ui.glyphs import glyphs
 from door.ui.screen import HEADING_STYLE, Context, Pop, Transition, draw_chrome
 from door.ui.terminal import InputEvent, Key, Text
 from door.ui.widgets import LineEditor
@@ -120,6 +122,29 @@ class Frame:
     dice: tuple[int, ...]
     dice_mine: bool
     marks: frozenset[int]
+
+
+BOARD_DRAWINGS_KEPT = 1024
+"""Board drawings shared by every screen (one is ~12 KB: its cells are shared)."""
+
+BoardKey = tuple[
+    int, Geometry, str, int, tuple[int, ...], tuple[int, ...], str, "int | None",
+    frozenset[int], frozenset[int], tuple[int, ...], tuple[bool, ...], bool,
+]  # fmt: skip
+
+
+@lru_cache(maxsize=BOARD_DRAWINGS_KEPT)
+def board_drawing(key: BoardKey) -> Canvas:
+    """The board (no cursor) for ``key`` = (canvas width, geometry, encoding, colours,
+    then BoardPicture's fields but the cursor), drawn once and shared by every screen:
+    a player reopening a game, or the spectators of one, find it made. A drawing is
+    never changed after it is made (screens copy its rows)."""
+    width, geo, encoding, colors, mine, theirs, colour, lifted, targets, marks = key[:10]
+    dice, used, dice_mine = key[10:]
+    pic = BoardPicture(mine, theirs, colour, None, lifted, targets, marks, dice, used, dice_mine)
+    board = Canvas(width, BOARD_Y + geo.height)
+    draw_board(board, BOARD_X, BOARD_Y, pic, glyphs(encoding), colors, geo)
+    return board
 
 
 class BackgammonScreen(GameScreenBase):
@@ -676,18 +701,16 @@ class BackgammonScreen(GameScreenBase):
         depends on changed. Must be called while the board's rows are still blank (the
         chrome is drawn first, on rows the board never reaches)."""
         colors = ctx.caps.colors
-        key = (
-            canvas.width, geo, ctx.glyphs, colors, tuple(pic.mine), tuple(pic.theirs),
-            pic.my_colour, pic.lifted, pic.targets, pic.marks, pic.dice, pic.dice_used,
-            pic.dice_mine,
+        key: BoardKey = (
+            canvas.width, geo, ctx.glyphs.encoding, colors, tuple(pic.mine),
+            tuple(pic.theirs), pic.my_colour, pic.lifted, pic.targets, pic.marks, pic.dice,
+            pic.dice_used, pic.dice_mine,
         )  # fmt: skip
         board = self._board
         if board is None or key != self._board_key:
-            board = Canvas(canvas.width, BOARD_Y + geo.height)
             # Without the cursor: it is the last thing draw_board paints (a restyle of one
             # label), done below, so moving it alone does not redraw the board.
-            blank = replace(pic, cursor=None)
-            draw_board(board, BOARD_X, BOARD_Y, blank, ctx.glyphs, colors, geo)
+            board = board_drawing(key)
             self._board, self._board_key = board, key
         canvas.copy_rows(board, BOARD_Y, geo.height)
         if pic.cursor is not None:
