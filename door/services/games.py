@@ -237,6 +237,15 @@ class _Loaded:
     seat_infos: tuple[SeatInfo, ...] | None = None
 
 
+@functools.lru_cache(maxsize=8192)
+def _seat_info(
+    seat: int, kind: str, user_id: int | None, name: str | None, timeouts: int
+) -> SeatInfo:
+    # SeatInfo is immutable through and through, so one object serves every list and
+    # snapshot that shows the same seat (a page of games builds two or more per game)
+    return SeatInfo(seat, kind, user_id, name, timeouts)  # type: ignore[arg-type]
+
+
 @functools.lru_cache(maxsize=64)
 def _hours(hours: int) -> timedelta:
     # timedelta(hours=...) costs a microsecond on every move; deadlines take few values
@@ -978,7 +987,7 @@ class GameService:
                 name = s.user_name
             else:
                 name = None
-            infos.append(SeatInfo(s.seat, s.kind, s.user_id, name, s.timeouts))
+            infos.append(_seat_info(s.seat, s.kind, s.user_id, name, s.timeouts))
         return tuple(infos)
 
     def _info(

@@ -366,17 +366,49 @@ def _game_to_sqlite() -> dict[str, Callable[[Any], Any]]:
     return out
 
 
-def _game_from_raw(description: Any, values: Sequence[Any]) -> RawRow:
-    row = dict(zip([d[0] for d in description], values, strict=True))
-    for name in _GAME_TIMES:
-        text = row[name]
-        if text is not None:
-            row[name] = _dt_from_text(text)
-    for name in _GAME_JSON:
-        if row[name] is not None:
-            row[name] = _json_from_sqlite(row[name])
-    row["hints_allowed"] = bool(row["hints_allowed"])
-    return RawRow(row)
+def _game_from_raw(values: Sequence[Any]) -> RawRow:
+    """A games row from the values of ``_GAME_COLUMNS``, in that order (every game list
+    reads a page of these: one unpacking instead of per-column name lookups)."""
+    (
+        id_,
+        kind,
+        options,
+        status,
+        snapshot,
+        version,
+        to_act,
+        deadline,
+        deadline_hours,
+        hints_allowed,
+        created_by,
+        created_at,
+        updated_at,
+        finished_at,
+        summary,
+        outcome,
+        last_seq,
+    ) = values
+    return RawRow(
+        {
+            "id": id_,
+            "kind": kind,
+            "options": None if options is None else _json_from_sqlite(options),
+            "status": status,
+            "snapshot": snapshot,
+            "version": version,
+            "to_act": to_act,
+            "deadline": _dt_from_sqlite(deadline),
+            "deadline_hours": deadline_hours,
+            "hints_allowed": bool(hints_allowed),
+            "created_by": created_by,
+            "created_at": _dt_from_sqlite(created_at),
+            "updated_at": _dt_from_sqlite(updated_at),
+            "finished_at": _dt_from_sqlite(finished_at),
+            "summary": summary,
+            "outcome": None if outcome is None else _json_from_sqlite(outcome),
+            "last_seq": last_seq,
+        }
+    )
 
 
 @functools.cache
@@ -407,7 +439,7 @@ def game_row(conn: Connection, game_id: int) -> Row | None:
         with _translated():
             cur = raw.execute(_GAME_SELECT, (game_id,))
             found = cur.fetchone()
-        return None if found is None else _game_from_raw(cur.description, found)
+        return None if found is None else _game_from_raw(found)
     return conn.execute(_game_by_id(), {"gid": game_id}).first()
 
 
@@ -423,7 +455,7 @@ def game_rows(conn: Connection, ids: Sequence[int]) -> list[Row]:
                 f"SELECT {_GAME_COLUMNS} FROM games WHERE id IN ({marks})", tuple(ids)
             )
             found = cur.fetchall()
-        read: list[Any] = [_game_from_raw(cur.description, v) for v in found]
+        read: list[Any] = [_game_from_raw(v) for v in found]
         by_raw = {r.id: r for r in read}
         return [by_raw[i] for i in ids if i in by_raw]
     rows = (conn.execute(select(games).where(games.c.id.in_(ids)))).all()
@@ -509,7 +541,7 @@ def game_with_seats(conn: Connection, game_id: int) -> tuple[Row | None, list[Ro
     if not found:
         return None, []
     names = [d[0] for d in cur.description]
-    game = _game_from_raw(cur.description[:n], found[0][:n])
+    game = _game_from_raw(found[0][:n])
     seat_names = [name[2:] for name in names[n:]]
     seats_: list[Row] = [
         RawRow(zip(seat_names, values[n:], strict=True))
