@@ -48,9 +48,15 @@ def _interned(style: Style) -> Style:
     """One object per distinct style, so comparing two canvases' cells (``diff``) is
     mostly an identity check rather than a dataclass ``__eq__`` call per cell. The
     canonical objects are marked, so looking one up again costs no hashing."""
-    if "_canonical" in style.__dict__:
+    marks = style.__dict__
+    if "_canonical" in marks:
         return style
+    alias: Style | None = marks.get("_alias")
+    if alias is not None:
+        return alias  # an equal style was made canonical first: this one points to it
     found = _canonical_style(style)
+    if found is not style:
+        object.__setattr__(style, "_alias", found)
     if "_canonical" not in found.__dict__:  # ``style`` itself, or DEFAULT the first time
         object.__setattr__(found, "_canonical", True)
         # SGR texts that switch to this style, by (id of the style switched from,

@@ -25,6 +25,7 @@ EDIT_STYLE = Style(fg=WHITE, bg=BLUE, bold=True)
 LIST_STYLE = Style(fg=WHITE)
 LIST_SELECTED = Style(fg=BLACK, bg=CYAN)
 LIST_HEADER = Style(fg=YELLOW, bold=True, underline=False)
+LIST_FOOTER = Style(fg=CYAN)
 
 
 @dataclass(frozen=True)
@@ -306,4 +307,4 @@ class ListView(Generic[T]):
             canvas.fill(x, y + 1 + i, width, 1, " ", style)
             canvas.put(x, y + 1 + i, clip_text(clean(format_row(item)), width), style)
         footer = f"Page {self.page} of {self.pages}  ({self.total} in all)"
-        canvas.put(x, y + 2 + self.page_size, clip_text(footer, width), Style(fg=CYAN))
+        canvas.put(x, y + 2 + self.page_size, clip_text(footer, width), LIST_FOOTER)

@@ -191,7 +191,10 @@ DIE = Style(fg=WHITE, reverse=True)
 DIE_USED = Style(fg=WHITE, bold=False)
 
 
+@lru_cache(maxsize=64)
 def checker_style(colour: str, colors: int, lifted: bool = False) -> Style:
+    """How a checker of ``colour`` looks (one shared object per look: styles are
+    compared by identity when the screen is sent)."""
     if not colors:
         return Style(bold=colour == WHITE_SIDE, reverse=lifted, blink=lifted)
     if colour == WHITE_SIDE:
@@ -248,10 +251,15 @@ def _stack_row(y: int, top: bool, i: int, geo: Geometry) -> int:
     return y + 2 + i if top else y + geo.bottom_border - 1 - i
 
 
+@lru_cache(maxsize=4)
+def _spike_style(red: bool, colors: bool) -> Style:
+    return Style(fg=RED if red else WHITE, bold=False) if colors else Style()
+
+
 def _point_body(canvas: Canvas, cx: int, y: int, top: bool, col: int, g: Glyphs,
                 colors: int, geo: Geometry) -> None:
     """The empty point: a shaded spike in alternating colours, tip towards the middle."""
-    style = Style(fg=RED if col % 2 == 0 else WHITE, bold=False) if colors else Style()
+    style = _spike_style(col % 2 == 0, bool(colors))
     for i in range(geo.stack):
         ch = g.shade_light if i < geo.stack - 1 else (g.point_down if top else g.point_up)
         canvas.put(cx, _stack_row(y, top, i, geo), ch, style)
