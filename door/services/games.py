@@ -609,6 +609,8 @@ class GameService:
         if kept:
             # Only now, once committed (nothing ran on this connection in between).
             self._keep(game_id, *kept[0])
+        else:
+            self._forget(game_id)  # what an earlier move kept is older than this one
         self._after_commit(snapshot, change)
         return snapshot
 
@@ -653,14 +655,42 @@ class GameService:
     async def mark_seen(self, game_id: int, user_id: int, seq: int) -> None:
         """Note that ``user_id`` has seen the game up to event ``seq`` (never goes back)."""
 
+        kept: list[tuple[tuple[int, int], _Loaded]] = []
+
         def action(conn: Any) -> None:
-            self._forget(game_id)  # the seat's last-seen moves on
+            kept.clear()
+            with self._states_lock:
+                # the seat's last-seen moves on: what the last move kept is stale now ...
+                hit = self._fresh.pop(game_id, None)
             row = q.game_row(conn, game_id)
-            if row is not None:
-                # never past the end of the log, or later events would count as seen
-                q.mark_seen(conn, game_id, user_id, min(int(seq), int(row.last_seq)))
+            if row is None:
+                return
+            # never past the end of the log, or later events would count as seen
+            upto = min(int(seq), int(row.last_seq))
+            q.mark_seen(conn, game_id, user_id, upto)
+            token = self.db.here_token(conn)
+            if (
+                hit is not None
+                and token is not None
+                and hit[0] == token
+                and hit[1].row.version == row.version
+            ):
+                # ... unless it is brought up to date the way the UPDATE changed the rows,
+                # so that the next move in this game (a player looks, then moves) still
+                # need not read the game back
+                old = hit[1]
+                seats = [
+                    q.RawRow({**s._mapping, "last_seen_seq": upto})
+                    if s.user_id == user_id and s.last_seen_seq < upto
+                    else s
+                    for s in old.seats
+                ]
+                kept.append((token, _Loaded(old.row, seats, old.rules, old.state, old.seat_infos)))
 
         await self.db.transact(action)
+        if kept:
+            # Only now, once committed (nothing ran on this connection in between).
+            self._keep(game_id, *kept[0])
 
     async def since_last_visit(self, user_id: int) -> VisitSummary:
         """Moves made against ``user_id``, games finished and games waiting on them,
