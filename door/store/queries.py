@@ -1109,18 +1109,13 @@ def _rating_place_raw(
         row: Any = RawRow(zip(names, found, strict=True))
         if row.experience < min_experience:
             return None
+        # the better-rated and the equally rated ahead, counted apart: each is one range
+        # of ix_ratings_kind_rating (an OR of the two makes SQLite read every rating)
         better = raw.execute(
-            "SELECT count(*) FROM ratings WHERE kind = ? AND experience >= ? AND ("
-            "rating > ? OR (rating = ? AND (experience > ? OR "
-            "(experience = ? AND user_id < ?))))",
-            (
-                kind,
-                min_experience,
-                row.rating,
-                row.rating,
-                row.experience,
-                row.experience,
-                user_id,
-            ),
+            "SELECT (SELECT count(*) FROM ratings WHERE kind = ?1 AND rating > ?3 "
+            "AND experience >= ?2) + (SELECT count(*) FROM ratings WHERE kind = ?1 "
+            "AND rating = ?3 AND experience >= ?2 AND (experience > ?4 OR "
+            "(experience = ?4 AND user_id < ?5)))",
+            (kind, min_experience, row.rating, row.experience, user_id),
         ).fetchone()[0]
     return row, int(better) + 1
