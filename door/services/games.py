@@ -708,8 +708,10 @@ class GameService:
                         finished_ids.append(r.game_id)
                 if r.status == "active" and r.to_act == r.seat and r.game_id not in waiting_ids:
                     waiting_ids.append(r.game_id)
-            finished = self._infos(conn, sorted(finished_ids))
-            waiting = self._infos(conn, sorted(waiting_ids))
+            # both lists' games in one read (a finished game is never waiting)
+            infos = {i.id: i for i in self._infos(conn, sorted({*finished_ids, *waiting_ids}))}
+            finished = [infos[g] for g in sorted(finished_ids) if g in infos]
+            waiting = [infos[g] for g in sorted(waiting_ids) if g in infos]
             waiting.sort(key=lambda g: (g.deadline is None, g.deadline or g.updated_at, g.id))
             return VisitSummary(moves, finished, waiting, new_events)
 

@@ -244,3 +244,36 @@ async def test_mark_seen_moves_only_that_users_seat_and_only_forward(
     after = await sqlite_db.run_read(seen)
     assert (marked, again) == (1, 0)
     assert after == {**before, (game_id, seat): 3}
+
+
+async def test_since_last_visit_is_the_summary_the_per_game_reads_make(db: Database) -> None:
+    users = await population(db, 7)
+    games = GameService(db, {"nim": NimRules()}, LocalHub(), FakeClock(), random.Random(7))
+
+    def reference(conn: Any, user: int) -> tuple[int, list[int], list[int], int]:
+        moves = events = 0
+        finished: list[int] = []
+        waiting: list[int] = []
+        for r in q.my_seat_rows(conn, user):
+            if r.last_seq > r.last_seen_seq:
+                m, t = q.count_unseen_moves(conn, r.game_id, r.seat, r.last_seen_seq)
+                moves, events = moves + m, events + t
+                if r.status in ("finished", "abandoned") and r.game_id not in finished:
+                    finished.append(r.game_id)
+            if r.status == "active" and r.to_act == r.seat and r.game_id not in waiting:
+                waiting.append(r.game_id)
+        return moves, sorted(finished), sorted(waiting), events
+
+    both = 0
+    for user in users:
+        summary = await games.since_last_visit(user)
+        moves, finished, waiting, events = await db.run_read(lambda c, u=user: reference(c, u))
+        assert (summary.moves_against_you, summary.new_events) == (moves, events)
+        assert [g.id for g in summary.finished] == finished
+        assert sorted(g.id for g in summary.waiting) == waiting
+        keys = [(g.deadline is None, g.deadline or g.updated_at, g.id) for g in summary.waiting]
+        assert keys == sorted(keys)
+        assert all(g.status == "active" for g in summary.waiting)
+        assert all(g.status in ("finished", "abandoned") for g in summary.finished)
+        both += bool(summary.finished and summary.waiting)
+    assert both  # someone has games in both lists
