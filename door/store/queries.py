@@ -478,6 +478,8 @@ def save_game(
     ``version`` is still ``expected_version``; False if it is not."""
     raw = _raw(conn)
     if raw is not None:
+        if "version" in values:  # the lock sets it, as ever
+            values = {k: v for k, v in values.items() if k != "version"}
         convert = _game_to_sqlite()
         sql = _versioned_update_sql(tuple(values))
         args = [v if (f := convert.get(k)) is None else f(v) for k, v in values.items()]
