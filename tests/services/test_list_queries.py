@@ -113,19 +113,46 @@ def plan(path: str, sql: str, args: list[Any]) -> str:
         return " / ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql, args))
 
 
-async def test_the_running_list_reads_its_page_from_the_index_without_sorting(
-    sqlite_db: Database,
+def list_plans(path: str, which: str, user: int | None) -> list[str]:
+    """The query plans of the statements one SQLite list call runs."""
+    statements: list[str] = []
+    conn = sqlite3.connect(path)
+    conn.set_trace_callback(statements.append)
+    try:
+        q._list_game_ids_raw(conn, which, user, None, 0, 20)
+    finally:
+        conn.close()
+    assert len(statements) == 2  # the count and the page
+    # the traced text has the values filled in, so it explains as it ran
+    return [plan(path, sql, []) for sql in statements]
+
+
+BY_KEY = "SEARCH games USING INTEGER PRIMARY KEY"
+
+
+@pytest.mark.parametrize(
+    "which, expected, unwanted",
+    [
+        # newest first from the index, stopping at the page's end: no sort
+        ("active", "COVERING INDEX ix_games_status_updated_at", "TEMP B-TREE"),
+        # a user's own lists: from their seats to their games, never every game of a status
+        ("mine", BY_KEY, "ix_games_status"),
+        ("waiting", BY_KEY, "ix_games_status"),
+        ("finished", BY_KEY, "ix_games_status"),
+        # each open game's seats by primary key, never every seat
+        ("open", "INDEX sqlite_autoindex_seats_1 (game_id=?)", "SCAN s"),
+    ],
+)
+async def test_no_list_statement_visits_every_game_or_every_seat(
+    sqlite_db: Database, which: str, expected: str, unwanted: str
 ) -> None:
-    await sqlite_db.upgrade()
+    users = await population(sqlite_db, 8)
     path = sqlite_db.url.split("///", 1)[1]
-    found = plan(
-        path,
-        "SELECT games.id FROM games WHERE games.status = 'active' "
-        "ORDER BY games.updated_at DESC, games.id DESC LIMIT ? OFFSET ?",
-        [20, 0],
-    )
-    assert "ix_games_status_updated_at" in found
-    assert "TEMP B-TREE" not in found
+    count, page = list_plans(path, which, users[0])
+    for found in (count, page):
+        assert "SCAN games" not in found and "SCAN s" not in found, found
+        assert unwanted not in found, found
+    assert expected in page, page
 
 
 # --- since_last_visit, the event log, mark_seen, the rank listing ---------------------------
