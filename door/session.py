@@ -41,6 +41,7 @@ class Session:
         self.services = services
         self.stack: list[Screen] = []
         self.previous: Canvas | None = None
+        self._spare: Canvas | None = None
         self.user_sub: Subscription | None = None
         self.game_sub: Subscription | None = None
         self.game_sub_id: int | None = None
@@ -89,7 +90,13 @@ class Session:
         """Draw the top screen and send what changed."""
         caps = self.terminal.caps
         w, h = caps.width, caps.height
-        canvas = Canvas(max(w, MIN_WIDTH), max(h, MIN_HEIGHT))
+        width, height = max(w, MIN_WIDTH), max(h, MIN_HEIGHT)
+        canvas = self._spare
+        self._spare = None
+        if canvas is not None and canvas.width == width and canvas.height == height:
+            canvas.clear()  # see Canvas.clear: reused rows spare the garbage collector
+        else:
+            canvas = Canvas(width, height)
         if self.stack:
             self.stack[-1].render(canvas, self.ctx)
         # A terminal smaller than 80×24 gets the top-left of the 80×24 screen.
@@ -101,6 +108,9 @@ class Session:
         out = diff(self.previous, view, self.ctx.caps)
         if out:
             self.terminal.write(out)
+        # The frame the far end showed until now is drawn over next time (a cropped
+        # view leaves the full-size canvas itself free).
+        self._spare = self.previous if view is canvas else canvas
         self.previous = view
 
     # --- the stack ----------------------------------------------------------------------

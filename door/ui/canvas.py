@@ -140,6 +140,21 @@ class Canvas:
         # compare cell by cell without working out glyph units.
         self._wide = False
 
+    def clear(self) -> None:
+        """Blank every cell again (and hide the cursor), keeping the row lists.
+
+        A session draws each frame into the canvas of the frame before last instead of
+        a new one: hundreds of sessions making 24 new row lists of 80 references a key
+        kept the garbage collector's young generation full of them, and every
+        collection walked them all (pauses of 50-200 ms at 550 players). Reused rows
+        grow old and are left alone.
+        """
+        blank = [(" ", DEFAULT)] * self.width
+        for row in self._rows:
+            row[:] = blank
+        self.cursor = None
+        self._wide = False
+
     # --- drawing -----------------------------------------------------------------
     def put(self, x: int, y: int, text: str, style: Style = DEFAULT) -> int:
         """Write ``text`` from column ``x`` of row ``y``, clipped at the edges.
@@ -274,7 +289,8 @@ class Canvas:
             self._wide = True
         shift = (top if source_top is None else source_top) - top
         for y in range(max(top, 0, -shift), min(top + count, self.height, other.height - shift)):
-            self._rows[y] = other._rows[y + shift].copy()
+            # in place: the row list stays this canvas's own (see ``clear``)
+            self._rows[y][:] = other._rows[y + shift]
 
     def crop(self, width: int, height: int) -> Canvas:
         """A new canvas holding the top-left ``width`` × ``height`` of this one."""

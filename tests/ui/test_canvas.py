@@ -290,3 +290,22 @@ def test_a_line_that_became_blank_is_erased_not_overwritten() -> None:
     assert out.count(" ") == 0
     assert "\x1b[K" in out
     assert show(diff(None, c, UTF8), out) == d.lines()
+
+
+def test_a_cleared_canvas_draws_and_diffs_exactly_like_a_new_one() -> None:
+    caps = Caps(encoding="utf-8", colors=16, width=20, height=4, term="xterm", transport="t")
+    used = Canvas(20, 4)
+    used.put(0, 0, "ＡＢ wide", Style(fg=2))
+    used.put(3, 2, "old text", Style(bold=True))
+    used.cursor = (1, 1)
+    rows_before = [id(row) for row in used._rows]
+    used.clear()
+    fresh = Canvas(20, 4)
+    for c in (used, fresh):
+        c.put(1, 1, "new", Style(fg=3))
+    assert [id(row) for row in used._rows] == rows_before  # the same row lists, reused
+    assert used.lines() == fresh.lines() and used.cursor is None
+    assert [used.row_cells(y) for y in range(4)] == [fresh.row_cells(y) for y in range(4)]
+    previous = Canvas(20, 4)
+    previous.put(0, 3, "shown before", Style())
+    assert diff(previous, used, caps) == diff(previous, fresh, caps)

@@ -130,6 +130,9 @@ def legal_plays(me: Side, opp: Side, d1: int, d2: int) -> list[PlayResult]:
                 found[key] = tuple(path)
 
         rec_double(0, 25, 0)
+        # The recursive closure refers to itself through its cell: clear that, or every
+        # doubles roll leaves a reference cycle for the garbage collector to find.
+        del rec_double
     else:
         big = max(d1, d2)
         for first, second in ((d1, d2), (d2, d1)):
