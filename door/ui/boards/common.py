@@ -18,6 +18,7 @@ from door.games.base import GameRules
 from door.ui.canvas import CYAN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.screen import Context, Screen, Transition, clean
 from door.ui.terminal import InputEvent, Key, Resize, Text
+from door.ui.widgets import LineEditor
 
 if TYPE_CHECKING:
     from door.services.games import GameEvent, GameInfo, GameSnapshot
@@ -139,6 +140,7 @@ class GameScreenBase(Screen):
         self.record: list[LoggedMove] = []
         self.help_open = False
         self.mode = "play"  # play | type | confirm | view
+        self.editor = LineEditor(max_len=40)  # the typed move, in "type" mode
         # The log replayed so far: (last event seq, state after it, its moves). The log
         # only grows, so a notice or a later look replays just the new events.
         self._replayed: tuple[int, Any, list[LoggedMove]] | None = None
@@ -171,9 +173,26 @@ class GameScreenBase(Screen):
     async def _on_key(self, event: InputEvent, ctx: Context) -> Transition | None:
         """A key on the board itself (cursor, actions)."""
 
-    @abstractmethod
     async def _on_type(self, event: InputEvent, ctx: Context) -> Transition | None:
-        """A key while the line editor for a typed move is open."""
+        """A key while the line editor for a typed move is open: Enter sends the move
+        (a refused one keeps the line open with its text, to fix it), Esc closes it."""
+        result = self.editor.handle(event)
+        if result == "cancel":
+            self.mode = "play"
+            return None
+        if result == "submit":
+            text = self.editor.text.strip()
+            if not text:
+                self.mode = "play"
+                return None
+            if await self.send(ctx, text):
+                self.mode = "play"
+                ctx.status(f"You played {text}.")
+                self.after_typed_move(ctx)
+        return None
+
+    def after_typed_move(self, ctx: Context) -> None:
+        """Called when a typed move was made (e.g. to announce the dice that follow)."""
 
     @abstractmethod
     async def _on_confirm(self, event: InputEvent, ctx: Context) -> Transition | None:

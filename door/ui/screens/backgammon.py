@@ -64,7 +64,6 @@ from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.glyphs import glyphs
 from door.ui.screen import HEADING_STYLE, Context, Pop, Transition, draw_chrome
 from door.ui.terminal import InputEvent, Key, Text
-from door.ui.widgets import LineEditor
 
 BOARD_X = 1
 BOARD_Y = 1
@@ -177,7 +176,6 @@ class BackgammonScreen(GameScreenBase):
         self.confirm_text = ""
         self.confirm_question = ""
         self.confirm_resign = False
-        self.editor = LineEditor(max_len=40)
         self.show_ids = False
         self.hints: list[tuple[str, str]] = []
         self.frames: list[Frame] = []
@@ -479,22 +477,8 @@ class BackgammonScreen(GameScreenBase):
                 ctx.status("Not done.")
         return None
 
-    async def _on_type(self, event: InputEvent, ctx: Context) -> Transition | None:
-        result = self.editor.handle(event)
-        if result == "cancel":
-            self.mode = "play"
-            return None
-        if result == "submit":
-            text = self.editor.text.strip()
-            if not text:
-                self.mode = "play"
-                return None
-            if await self.send(ctx, text):
-                self.mode = "play"
-                ctx.status(f"You played {text}.")
-                self._say_roll(ctx)
-            # A refused move keeps the line open with the text, to fix it.
-        return None
+    def after_typed_move(self, ctx: Context) -> None:
+        self._say_roll(ctx)
 
     async def _hint(self, ctx: Context) -> None:
         assert self.snap is not None

@@ -45,7 +45,6 @@ from door.ui.screen import (
     draw_chrome,
 )
 from door.ui.terminal import InputEvent, Key, Text
-from door.ui.widgets import LineEditor
 
 BOARD_X = 1
 BOARD_Y = 2
@@ -105,7 +104,6 @@ class SpectrangleScreen(GameScreenBase):
         self.confirm_text = ""
         self.confirm_question = ""
         self.confirm_resign = False
-        self.editor = LineEditor(max_len=40)
         self.hints: list[tuple[str, int]] = []
         self.bag_shown = False
         self.steps: list[LoggedMove] = []
@@ -317,22 +315,6 @@ class SpectrangleScreen(GameScreenBase):
         if ch == "n" or key == "escape":
             self.mode = "play"
             ctx.status("Not played.")
-        return None
-
-    async def _on_type(self, event: InputEvent, ctx: Context) -> Transition | None:
-        result = self.editor.handle(event)
-        if result == "cancel":
-            self.mode = "play"
-            return None
-        if result == "submit":
-            text = self.editor.text.strip()
-            if not text:
-                self.mode = "play"
-                return None
-            if await self.send(ctx, text):
-                self.mode = "play"
-                ctx.status(f"You played {text}.")
-            # On a refused move the editor stays open with the text, to fix it.
         return None
 
     def _hint(self, ctx: Context) -> None:
