@@ -483,9 +483,7 @@ class GameService:
             ):
                 raise _Stale()
             q.update_seat(conn, game_id, chosen.seat, kind="user", user_id=user_id)
-            self._append(
-                conn, [self._event(game_id, seq, chosen.seat, "system", {"action": "join"}, now)]
-            )
+            self._append(conn, game_id, seq, [(chosen.seat, "system", {"action": "join"})], now)
             loaded = self._load(conn, game_id)
             if all(s.kind in ("user", "bot") for s in loaded.seats):
                 self._start(conn, loaded, now, change)
@@ -525,9 +523,7 @@ class GameService:
             if not q.update_game_versioned(conn, game_id, row.version, **values):
                 raise _Stale()
             q.update_seat(conn, game_id, gone, kind="open", user_id=None)
-            self._append(
-                conn, [self._event(game_id, seq, gone, "system", {"action": "leave"}, now)]
-            )
+            self._append(conn, game_id, seq, [(gone, "system", {"action": "leave"})], now)
             return self._snapshot_now(conn, game_id, user_id)
 
         snapshot = await self._run(game_id, action, user_id)
@@ -822,24 +818,6 @@ class GameService:
 
     # --- internals (the sync ones run inside a transaction) ------------------------------
 
-    def _event(
-        self,
-        game_id: int,
-        seq: int,
-        seat: int | None,
-        kind: str,
-        payload: dict[str, Any],
-        now: datetime,
-    ) -> dict[str, Any]:
-        return {
-            "game_id": game_id,
-            "seq": seq,
-            "seat": seat,
-            "kind": kind,
-            "payload": payload,
-            "created_at": now,
-        }
-
     async def _run(self, game_id: int, action: Callable[[Any], T], user_id: int | None) -> T:
         """``db.transact`` that turns a lost optimistic-lock race into StaleVersionError."""
         try:
@@ -848,10 +826,13 @@ class GameService:
             snapshot = await self.get(game_id, user_id)
             raise StaleVersionError(snapshot) from None
 
-    def _append(self, conn: Any, rows: list[dict[str, Any]]) -> None:
-        """Append events; a clash on (game_id, seq) means another action won the race."""
+    def _append(
+        self, conn: Any, game_id: int, first_seq: int, items: list[_LogItem], now: datetime
+    ) -> None:
+        """Append events from ``first_seq``; a clash on (game_id, seq) means another
+        action won the race."""
         try:
-            q.insert_events(conn, rows)
+            q.append_events(conn, game_id, first_seq, items, now)
         except q.IntegrityError:
             raise _Stale() from None
 
@@ -991,10 +972,7 @@ class GameService:
         # events' primary key.
         if not q.save_game(conn, row.id, row.version, values):
             raise _Stale()
-        try:
-            q.append_events(conn, row.id, first_seq, events, now)
-        except q.IntegrityError:
-            raise _Stale() from None  # another action won the race (see _append)
+        self._append(conn, row.id, first_seq, events, now)
         if outcome is not None:
             seat_users = [s.user_id for s in sorted(loaded.seats, key=lambda s: s.seat)]
             rating_rules.record_result(conn, row.kind, row.options, seat_users, outcome)
