@@ -76,6 +76,15 @@ class CountingTerminal:
         return None
 
 
+def toward_game(where: str, top: Any) -> str:
+    """The key that heads for the player's game from ``where`` (as load.py's players)."""
+    if where == "MainMenu":
+        return "v"
+    if where == "GameListScreen":
+        return "\r" if "mine" in str(getattr(top, "which", "")) else "m"
+    return "q"
+
+
 def label(screen: Any, key: str, typing: bool) -> str:
     name = type(screen).__name__
     where = {"MainMenu": "main", "GameListScreen": "list", "BackgammonScreen": "game"}.get(
@@ -149,8 +158,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     p["typing"] = rules.format_move(state, move) + "\r"
                     return ":"
             if my_turn and where != "BackgammonScreen":
-                return {"MainMenu": "v", "GameListScreen": "\r" if "mine" in str(
-                    getattr(top, "which", "")) else "m"}.get(where, "q")
+                return toward_game(where, top)
             if where == "BackgammonScreen":
                 if rng.random() < 0.7:
                     return "i"
@@ -158,8 +166,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 return p["browse"].pop(0)
             if p["browse"]:
                 return str(p["browse"].pop(0))
-            return {"MainMenu": "v", "GameListScreen": "\r" if "mine" in str(
-                getattr(top, "which", "")) else "m"}.get(where, "q")
+            return toward_game(where, top)
 
         costs: dict[str, list[float]] = {}
         profile = cProfile.Profile() if args.profile else None
