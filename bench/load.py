@@ -66,6 +66,20 @@ def window(samples: list[tuple[float, float]], start: float, end: float) -> list
     return [ms for at, ms in samples if start <= at < end]
 
 
+def stall_figures(
+    long: list[list[Any]], s_t0: float, s_t1: float, r_t0: float, end: float
+) -> dict[str, Any]:
+    """The longest event-loop callbacks: in the steady window, and over ramp + steady +
+    burst; how many in the steady window ran over 50 ms."""
+    steady = [took for at, took, _ in long if s_t0 <= at < s_t1]
+    served = [took for at, took, _ in long if r_t0 <= at < end]
+    return {
+        "loop_stall_max_ms": round(max(steady, default=0.0) * 1000, 1),
+        "loop_stalls_over_50ms": sum(1 for t in steady if t > 0.05),
+        "loop_stall_max_all_ms": round(max(served, default=0.0) * 1000, 1),
+    }
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(args.seed)
     players_n = args.telnet + args.ssh
@@ -84,7 +98,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         )
         config = write_config(data_dir, players_n + args.burst)
         server = Server(data_dir, config, free_port(), free_port() if args.ssh else 0)
-        server.start()
+        stall_file = data_dir / "loop-stalls.json"
+        server.start(stall_file=stall_file)
         start_s = await server.wait_serving()
         print(f"server pid {server.pid} serving after {start_s:.2f}s", flush=True)
         reader = GameReader(data_dir / "door.sqlite3")
@@ -164,6 +179,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         server.stop()
         reader.close()
         stored = db_moves(data_dir / "door.sqlite3")
+        stalls = json.loads(stall_file.read_text()) if stall_file.exists() else {"long": []}
 
     acked = [a for p in players for a in p.stats.acked]
     lost = count_lost(acked, stored)
@@ -223,6 +239,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "ratio_vs_echo": round(p99 / echo["echo_p99_ms"], 1)
         if p99 is not None and echo["echo_p99_ms"]
         else None,
+        # the longest any one event-loop callback ran in the server
+        # (bench/stallwatch/sitecustomize.py): how long nobody else could be served;
+        # in the steady window, and from the first login to the end of the burst
+        **stall_figures(stalls["long"], s_t0, s_t1, ramp_t0, b_t1),
         "load_avg_at_start": round(load_before, 2),
         "cpus": os.cpu_count(),
     }
@@ -233,6 +253,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     print("latency by screen and key (all phases): count p50 p99 ms")
     for label, values in sorted(by_key.items(), key=lambda kv: -len(kv[1])):
         print(f"  {label:<16} {len(values):>6} {pct(values, 50):>8.1f} {pct(values, 99):>8.1f}")
+    worst = sorted((x for x in stalls["long"] if ramp_t0 <= x[0] < b_t1), key=lambda x: -x[1])
+    if worst:
+        print("longest event-loop callbacks after the first login (ms, what):")
+        for _, took, what in worst[:5]:
+            print(f"  {took * 1000:8.1f}  {what}")
     return result
 
 

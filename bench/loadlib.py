@@ -693,11 +693,15 @@ class Server:
             "--telnet-port", str(self.telnet_port), "--ssh-port", str(self.ssh_port),
         ]  # fmt: skip
 
-    def start(self, prefix: list[str] | None = None) -> None:
+    def start(self, prefix: list[str] | None = None, stall_file: Path | None = None) -> None:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         if os.environ.get("DOOR_BENCH_SERVER_PYTHONPATH"):
             # e.g. a sitecustomize that instruments the server (profiling experiments)
             env["PYTHONPATH"] = os.environ["DOOR_BENCH_SERVER_PYTHONPATH"] + os.pathsep + str(ROOT)
+        elif stall_file is not None:
+            # bench/stallwatch/sitecustomize.py times every event-loop callback
+            env["PYTHONPATH"] = str(ROOT / "bench" / "stallwatch") + os.pathsep + str(ROOT)
+            env["DOOR_STALL_FILE"] = str(stall_file)
         self.started_at = time.monotonic()
         self.proc = subprocess.Popen(
             (prefix or []) + self.command() + self.extra,

@@ -1,0 +1,46 @@
+"""Event-loop stall watch for a benchmarked ``door serve`` (imported by ``site`` at start).
+
+``bench/load.py`` puts this folder first on the server's ``PYTHONPATH`` with
+``DOOR_STALL_FILE`` set. Every callback the event loop runs (a task step, a protocol's
+``data_received``, a timer) is timed; a callback's duration is exactly how long the loop
+could serve nobody else. When the server exits, the file gets JSON: the number of
+callbacks, and ``[end, seconds, what]`` for each that ran longer than a millisecond
+(``end`` on ``time.monotonic()``, the system-wide clock the benchmark reads too, so it
+can pick the steady window). The timing costs two clock reads a callback, the same for
+any version of door.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import time
+
+_FILE = os.environ.get("DOOR_STALL_FILE")
+
+if _FILE:
+    import asyncio.events
+
+    _count = [0]
+    _long: list[tuple[float, float, str]] = []
+    _original = asyncio.events.Handle._run
+    _clock = time.monotonic
+
+    def _timed_run(self: asyncio.events.Handle) -> None:
+        t0 = _clock()
+        try:
+            _original(self)
+        finally:
+            t1 = _clock()
+            _count[0] += 1
+            if t1 - t0 > 0.001:
+                _long.append((t1, t1 - t0, repr(self)[:160] if t1 - t0 > 0.05 else ""))
+
+    asyncio.events.Handle._run = _timed_run  # type: ignore[method-assign]
+
+    def _write() -> None:
+        with open(_FILE, "w", encoding="utf-8") as out:
+            json.dump({"callbacks": _count[0], "long": _long}, out)
+
+    atexit.register(_write)
