@@ -31,21 +31,32 @@ JSONValue = Any
 """A value that ``json.dumps`` accepts (kept loose: the rules decide the shape)."""
 
 
-class InvalidMoveError(ValueError):
+class Refusal(ValueError):
+    """The root of every refusal a person may be shown: a rule, a stale version, not
+    their turn, a bad name. Its message is written for the player.
+
+    Anything else that escapes a handler is a bug: the session logs it with its
+    traceback and tells the player "something went wrong, nothing was lost". A
+    subclass of ``ValueError`` so that callers (the CLI, scripts) that already catch
+    ``ValueError`` keep working; but a plain ``ValueError`` is never shown as a rule.
+    """
+
+
+class InvalidMoveError(Refusal):
     """The text could not be read as a move of this game at all.
 
     The message says what was expected, in words fit to show a player.
     """
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(Refusal):
     """The move was understood but the rules do not allow it here.
 
     The message names the rule that forbids it ("you must use both dice: 24/22/17 does").
     """
 
 
-class AmbiguousMoveError(ValueError):
+class AmbiguousMoveError(Refusal):
     """The text could mean more than one legal move; the message lists the readings."""
 
 
