@@ -15,13 +15,16 @@ import hmac
 import secrets
 import struct
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
+from door.games.base import Refusal
 from door.services.clock import Clock
-from door.store import queries as q
 from door.store.db import Database
+from door.store.records import JSONObject, UserRecord
+from door.store.repository import ConflictError, Repository
 
 NAME_MIN = 2
 NAME_MAX = 20
@@ -33,7 +36,7 @@ SCRYPT_P = 1
 CHARSETS = ("auto", "cp437", "utf-8")
 
 
-class AccountError(ValueError):
+class AccountError(Refusal):
     """An account action was refused; the message is fit to show the person."""
 
 
@@ -165,33 +168,38 @@ def parse_public_key(line: str) -> PublicKey:
     return PublicKey(key_type, blob, comment)
 
 
-def _settings_from(raw: Any) -> UserSettings:
+def _settings_from(raw: JSONObject) -> UserSettings:
     base = UserSettings()
-    if not isinstance(raw, dict):
-        return base
     charset = raw.get("charset", base.charset)
     return UserSettings(
         sound=bool(raw.get("sound", base.sound)),
-        charset=charset if charset in CHARSETS else "auto",
+        charset=charset if charset in CHARSETS else "auto",  # type: ignore[arg-type]
         color=bool(raw.get("color", base.color)),
     )
 
 
-def _settings_to(s: UserSettings) -> dict[str, Any]:
+def _settings_to(s: UserSettings) -> JSONObject:
     return {"sound": s.sound, "charset": s.charset, "color": s.color}
 
 
-def user_from_row(row: Any) -> User:
+def user_from_record(row: UserRecord) -> User:
     return User(
         id=row.id,
         name=row.name,
-        is_sysop=bool(row.is_sysop),
-        is_banned=bool(row.is_banned),
-        is_bot=bool(row.is_bot),
+        is_sysop=row.is_sysop,
+        is_banned=row.is_banned,
+        is_bot=row.is_bot,
         settings=_settings_from(row.settings),
         created_at=row.created_at,
         last_login_at=row.last_login_at,
     )
+
+
+def _existing(repo: Repository, user_id: int) -> UserRecord:
+    found = repo.user(user_id)
+    if found is None:
+        raise AccountError("no such user")
+    return found
 
 
 # A hash to check against for unknown names, so "no such user" costs as long as a wrong
@@ -217,15 +225,15 @@ class Accounts:
         hashed = await asyncio.to_thread(hash_password, password)
         now = self.clock.now()
 
-        def action(conn: Any) -> User:
-            if q.user_row_by_key(conn, name_key(name)) is not None:
+        def action(repo: Repository) -> User:
+            if repo.user_by_key(name_key(name)) is not None:
                 raise AccountError(f"the name {name!r} is taken; choose another")
-            uid = q.insert_user(conn, name, name_key(name), hashed, False, now, {})
-            return user_from_row(q.user_row(conn, uid))
+            uid = repo.insert_user(name, name_key(name), hashed, False, now, {})
+            return user_from_record(_existing(repo, uid))
 
         try:
             return await self.db.transact(action)
-        except q.IntegrityError:
+        except ConflictError:
             raise AccountError(f"the name {name!r} is taken; choose another") from None
 
     async def authenticate(self, name: str, password: str) -> User | None:
@@ -234,7 +242,7 @@ class Accounts:
             key = name_key(name)
         except TypeError:
             return None
-        row = await self.db.run_read(lambda conn: q.user_row_by_key(conn, key))
+        row = await self.db.run_read(lambda repo: repo.user_by_key(key))
         if row is None or row.password_hash is None:
             if self._dummy is None:
                 self._dummy = await asyncio.to_thread(_dummy_hash)
@@ -243,33 +251,28 @@ class Accounts:
         ok = await asyncio.to_thread(verify_password, password, row.password_hash)
         if not ok or row.is_banned:
             return None
-        return user_from_row(row)
+        return user_from_record(row)
 
     async def get(self, user_id: int) -> User:
         """The user with this id; ``AccountError`` if there is none."""
-        row = await self.db.run_read(lambda conn: q.user_row(conn, user_id))
-        if row is None:
-            raise AccountError("no such user")
-        return user_from_row(row)
+        return user_from_record(await self.db.run_read(lambda repo: _existing(repo, user_id)))
 
     async def by_name(self, name: str) -> User | None:
         """The user with this name (case ignored), or None."""
         key = name_key(name)
-        row = await self.db.run_read(lambda conn: q.user_row_by_key(conn, key))
-        return None if row is None else user_from_row(row)
+        row = await self.db.run_read(lambda repo: repo.user_by_key(key))
+        return None if row is None else user_from_record(row)
 
     async def change_password(self, user_id: int, old: str, new: str) -> None:
         """Change a password, given the old one."""
         check_password_text(new)
-        row = await self.db.run_read(lambda conn: q.user_row(conn, user_id))
-        if row is None:
-            raise AccountError("no such user")
+        row = await self.db.run_read(lambda repo: _existing(repo, user_id))
         if not await asyncio.to_thread(verify_password, old, row.password_hash):
             raise AccountError("the old password is not right; nothing was changed")
         hashed = await asyncio.to_thread(hash_password, new)
 
-        def action(conn: Any) -> None:
-            q.update_user(conn, user_id, password_hash=hashed)
+        def action(repo: Repository) -> None:
+            repo.save_user(replace(_existing(repo, user_id), password_hash=hashed))
 
         await self.db.transact(action)
 
@@ -277,23 +280,26 @@ class Accounts:
         """Set a password without the old one (the sysop's ``door user passwd``)."""
         check_password_text(new)
         hashed = await asyncio.to_thread(hash_password, new)
-        await self._update_by_name(name, password_hash=hashed)
+        await self._update_by_name(name, lambda u: replace(u, password_hash=hashed))
 
     async def set_sysop(self, name: str, flag: bool) -> User:
         """Grant or take away sysop rights."""
-        return await self._update_by_name(name, is_sysop=bool(flag))
+        return await self._update_by_name(name, lambda u: replace(u, is_sysop=bool(flag)))
 
     async def set_banned(self, name: str, flag: bool) -> User:
         """Ban (or un-ban) an account: a banned user cannot log in."""
-        return await self._update_by_name(name, is_banned=bool(flag))
+        return await self._update_by_name(name, lambda u: replace(u, is_banned=bool(flag)))
 
-    async def _update_by_name(self, name: str, **values: Any) -> User:
-        def action(conn: Any) -> User:
-            row = q.user_row_by_key(conn, name_key(name))
+    async def _update_by_name(
+        self, name: str, change: Callable[[UserRecord], UserRecord]
+    ) -> User:
+        def action(repo: Repository) -> User:
+            row = repo.user_by_key(name_key(name))
             if row is None:
                 raise AccountError(f"there is no user called {name!r}")
-            q.update_user(conn, row.id, **values)
-            return user_from_row(q.user_row(conn, row.id))
+            new = change(row)
+            repo.save_user(new)
+            return user_from_record(new)
 
         return await self.db.transact(action)
 
@@ -304,34 +310,31 @@ class Accounts:
         key = parse_public_key(openssh_public_key_line)
         now = self.clock.now()
 
-        def action(conn: Any) -> str:
-            if q.user_row(conn, user_id) is None:
-                raise AccountError("no such user")
-            owner = q.key_owner(conn, key.fingerprint)
+        def action(repo: Repository) -> str:
+            _existing(repo, user_id)
+            owner = repo.key_owner(key.fingerprint)
             if owner is not None:
                 if owner == user_id:
                     raise AccountError("you already have that key")
                 raise AccountError("that key belongs to another account")
-            q.insert_key(
-                conn, user_id, key.fingerprint, key.key_type, key.data, key.comment, now
-            )
+            repo.insert_key(user_id, key.fingerprint, key.key_type, key.data, key.comment, now)
             return key.fingerprint
 
         try:
             return await self.db.transact(action)
-        except q.IntegrityError:
+        except ConflictError:
             raise AccountError("that key is already registered") from None
 
     async def list_keys(self, user_id: int) -> list[KeyInfo]:
         """The user's SSH keys, oldest first."""
-        rows = await self.db.run_read(lambda conn: q.key_rows(conn, user_id))
+        rows = await self.db.run_read(lambda repo: repo.keys_of(user_id))
         return [KeyInfo(r.fingerprint, r.key_type, r.comment, r.created_at) for r in rows]
 
     async def remove_key(self, user_id: int, fingerprint: str) -> None:
         """Remove one of the user's keys; ``AccountError`` if the user has no such key."""
 
-        def action(conn: Any) -> None:
-            if not q.delete_key(conn, user_id, fingerprint.strip()):
+        def action(repo: Repository) -> None:
+            if not repo.delete_key(user_id, fingerprint.strip()):
                 raise AccountError("you have no key with that fingerprint")
 
         await self.db.transact(action)
@@ -346,14 +349,14 @@ class Accounts:
                 fingerprint = parse_public_key(text).fingerprint
             except AccountError:
                 return None
-        def lookup(conn: Any) -> Any:
-            owner = q.key_owner(conn, fingerprint)
-            return None if owner is None else q.user_row(conn, owner)
+        def lookup(repo: Repository) -> UserRecord | None:
+            owner = repo.key_owner(fingerprint)
+            return None if owner is None else repo.user(owner)
 
         row = await self.db.run_read(lookup)
         if row is None or row.is_banned:
             return None
-        return user_from_row(row)
+        return user_from_record(row)
 
     # --- BBS identities, bots ----------------------------------------------------------
 
@@ -370,27 +373,27 @@ class Accounts:
         alias_key = name_key(alias)
         now = self.clock.now()
 
-        def action(conn: Any) -> User:
-            uid = q.bbs_identity_user(conn, tag, alias_key)
+        def action(repo: Repository) -> User:
+            uid = repo.bbs_identity_user(tag, alias_key)
             if uid is not None:
-                return user_from_row(q.user_row(conn, uid))
+                return user_from_record(_existing(repo, uid))
             base = alias[:NAME_MAX].strip()
             if len(base) < NAME_MIN:
                 base = (base + "__")[:NAME_MIN]
             name = base
             n = 1
-            while q.user_row_by_key(conn, name_key(name)) is not None:
+            while repo.user_by_key(name_key(name)) is not None:
                 n += 1
                 suffix = str(n)
                 name = base[: NAME_MAX - len(suffix)].rstrip() + suffix
-            uid = q.insert_user(conn, name, name_key(name), None, False, now, {})
-            q.insert_bbs_identity(conn, tag, alias, alias_key, uid, now)
-            return user_from_row(q.user_row(conn, uid))
+            uid = repo.insert_user(name, name_key(name), None, False, now, {})
+            repo.insert_bbs_identity(tag, alias, alias_key, uid, now)
+            return user_from_record(_existing(repo, uid))
 
         for _ in range(3):
             try:
                 return await self.db.transact(action)
-            except q.IntegrityError:
+            except ConflictError:
                 continue  # someone created it at the same moment: look again
         raise AccountError("could not create the BBS user; please try again")
 
@@ -399,19 +402,19 @@ class Accounts:
         name = clean_name(name)
         now = self.clock.now()
 
-        def action(conn: Any) -> User:
-            row = q.user_row_by_key(conn, name_key(name))
+        def action(repo: Repository) -> User:
+            row = repo.user_by_key(name_key(name))
             if row is not None:
                 if not row.is_bot:
                     raise AccountError(f"{name!r} is a person's name, not a bot's")
-                return user_from_row(row)
-            uid = q.insert_user(conn, name, name_key(name), None, True, now, {})
-            return user_from_row(q.user_row(conn, uid))
+                return user_from_record(row)
+            uid = repo.insert_user(name, name_key(name), None, True, now, {})
+            return user_from_record(_existing(repo, uid))
 
         for _ in range(3):
             try:
                 return await self.db.transact(action)
-            except q.IntegrityError:
+            except ConflictError:
                 continue
         raise AccountError("could not create the bot account; please try again")
 
@@ -429,13 +432,12 @@ class Accounts:
         if "charset" in changes and changes["charset"] not in CHARSETS:
             raise AccountError("charset must be auto, cp437 or utf-8")
 
-        def action(conn: Any) -> User:
-            row = q.user_row(conn, user_id)
-            if row is None:
-                raise AccountError("no such user")
+        def action(repo: Repository) -> User:
+            row = _existing(repo, user_id)
             settings = replace(_settings_from(row.settings), **changes)
-            q.update_user(conn, user_id, settings=_settings_to(settings))
-            return user_from_row(q.user_row(conn, user_id))
+            new = replace(row, settings=_settings_to(settings))
+            repo.save_user(new)
+            return user_from_record(new)
 
         return await self.db.transact(action)
 
@@ -443,12 +445,9 @@ class Accounts:
         """Note a login now; returns the previous login time (None on the first)."""
         now = self.clock.now()
 
-        def action(conn: Any) -> datetime | None:
-            row = q.user_row(conn, user_id)
-            if row is None:
-                raise AccountError("no such user")
-            q.update_user(conn, user_id, last_login_at=now)
-            previous: datetime | None = row.last_login_at
-            return previous
+        def action(repo: Repository) -> datetime | None:
+            row = _existing(repo, user_id)
+            repo.save_user(replace(row, last_login_at=now))
+            return row.last_login_at
 
         return await self.db.transact(action)

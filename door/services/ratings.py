@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from door.games.base import Outcome
-from door.store import queries as q
 from door.store.db import Database
+from door.store.records import RankedRating, RatingRecord
+from door.store.repository import Repository
 
 START_RATING = 1500.0
 ELO_K = 32.0
@@ -114,7 +115,7 @@ def match_length(options: Mapping[str, Any]) -> int:
 
 
 def record_result(
-    conn: Any,
+    repo: Repository,
     kind: str,
     options: Mapping[str, Any],
     seat_users: Sequence[int | None],
@@ -126,13 +127,16 @@ def record_result(
     if any(u is None for u in users) or len(set(users)) != len(users) or len(users) < 2:
         return False
     ids = [int(u) for u in users if u is not None]
-    rows = q.rating_rows(conn, kind, ids)
+    rows = repo.ratings(kind, ids)
 
     def current(uid: int) -> tuple[float, int, int, int, bool]:
         r = rows.get(uid)
         if r is None:
             return START_RATING, 0, 0, 0, False
-        return float(r.rating), int(r.experience), int(r.wins), int(r.losses), True
+        return r.rating, r.experience, r.wins, r.losses, True
+
+    def save(uid: int, rating: float, exp: int, wins: int, losses: int, exists: bool) -> None:
+        repo.save_rating(RatingRecord(uid, kind, rating, exp, wins, losses), exists=exists)
 
     winners = set(outcome.winners)
     if kind == "backgammon":
@@ -146,8 +150,8 @@ def record_result(
         wr, wx, ww, wl, we = current(w)
         lr, lx, lw, ll, le = current(loser)
         gain, loss = fibs_changes(wr, wx, lr, lx, length)
-        q.save_rating(conn, w, kind, wr + gain, wx + length, ww + 1, wl, we)
-        q.save_rating(conn, loser, kind, lr - loss, lx + length, lw, ll + 1, le)
+        save(w, wr + gain, wx + length, ww + 1, wl, we)
+        save(loser, lr - loss, lx + length, lw, ll + 1, le)
         return True
     placings = list(outcome.placings)
     if len(placings) != len(ids):
@@ -160,7 +164,7 @@ def record_result(
         if winners:
             wins += 1 if i in winners else 0
             losses += 0 if i in winners else 1
-        q.save_rating(conn, uid, kind, rating + deltas[i], exp + 1, wins, losses, exists)
+        save(uid, rating + deltas[i], exp + 1, wins, losses, exists)
     return True
 
 
@@ -177,7 +181,7 @@ class Ratings:
         offset = max(0, int(offset))
         limit = max(1, min(100, int(limit)))
         rows = await self.db.run_read(
-            lambda conn: q.rank_rows(conn, kind, offset, limit, min_experience)
+            lambda repo: repo.rank_page(kind, offset, limit, min_experience)
         )
         return [_rank_row(offset + i + 1, r) for i, r in enumerate(rows)]
 
@@ -185,16 +189,12 @@ class Ratings:
         self, user_id: int, kind: str, *, min_experience: int = 0
     ) -> RankRow | None:
         """The user's row in the ``kind`` listing, or None if they have no rating yet."""
-        found = await self.db.run_read(
-            lambda conn: q.rating_place(conn, kind, user_id, min_experience)
-        )
+        found = await self.db.run_read(lambda repo: repo.rank_of(kind, user_id, min_experience))
         if found is None:
             return None
         r, place = found
         return _rank_row(place, r)
 
 
-def _rank_row(place: int, r: Any) -> RankRow:
-    return RankRow(
-        place, r.user_id, r.name, float(r.rating), int(r.experience), int(r.wins), int(r.losses)
-    )
+def _rank_row(place: int, r: RankedRating) -> RankRow:
+    return RankRow(place, r.user_id, r.name, r.rating, r.experience, r.wins, r.losses)

@@ -260,6 +260,5 @@ async def wait_slots(app: App, total: int, timeout: float = 5.0) -> None:
 async def user_names(app: App) -> set[str]:
     """Every account name in the server's database (straight from the table)."""
     assert app.services is not None
-    async with app.services.db.read() as conn:
-        rows = (await conn.execute(text("SELECT name FROM users"))).all()
+    rows = await app.services.db.run_sync(lambda c: c.execute(text("SELECT name FROM users")).all())
     return {r[0] for r in rows}

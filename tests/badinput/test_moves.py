@@ -147,8 +147,9 @@ async def test_sql_metacharacters_in_a_move_are_only_text(table: Table) -> None:
         await table.services.games.submit(
             table.game_id, table.mover.id, "8/5'); DROP TABLE game_events;--", table.version
         )
-    async with table.services.db.read() as conn:
-        count = (await conn.execute(text("SELECT count(*) FROM game_events"))).scalar_one()
+    count = await table.services.db.run_sync(
+        lambda c: c.execute(text("SELECT count(*) FROM game_events")).scalar_one()
+    )
     assert count == table.snap.info.last_seq
     await table.unchanged()
 
@@ -282,8 +283,9 @@ async def test_an_illegal_spectrangle_placement_names_the_rule(services: Service
 
 
 async def game_count(services: Services) -> int:
-    async with services.db.read() as conn:
-        return int((await conn.execute(text("SELECT count(*) FROM games"))).scalar_one())
+    return int(
+        await services.db.run_sync(lambda c: c.execute(text("SELECT count(*) FROM games")).scalar_one())
+    )
 
 
 @pytest.mark.parametrize(

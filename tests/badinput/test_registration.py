@@ -15,8 +15,10 @@ from door.services.accounts import AccountError
 
 
 async def all_names(services: Services) -> list[str]:
-    async with services.db.read() as conn:
-        return [r[0] for r in (await conn.execute(text("SELECT name FROM users ORDER BY id")))]
+    rows = await services.db.run_sync(
+        lambda c: c.execute(text("SELECT name FROM users ORDER BY id")).all()
+    )
+    return [r[0] for r in rows]
 
 
 @pytest.mark.parametrize(

@@ -60,8 +60,9 @@ async def test_names_of_two_and_twenty_characters_are_accepted(accounts: Account
 async def test_password_is_stored_as_a_self_describing_scrypt_hash(
     accounts: Accounts, db: Database, alice: User
 ) -> None:
-    async with db.engine.connect() as conn:
-        stored = (await conn.execute(text("SELECT password_hash FROM users"))).scalar_one()
+    stored = await db.run_sync(
+        lambda c: c.execute(text("SELECT password_hash FROM users")).scalar_one()
+    )
     algo, n, r, p, salt, digest = stored.split("$")
     assert (algo, n, r, p) == ("scrypt", str(2**14), "8", "1")
     assert len(base64.b64decode(salt)) == 16

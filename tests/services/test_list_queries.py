@@ -1,9 +1,9 @@
-"""The menus' queries: the SQLite statements (written for SQLite's planner, or plain SQL
-where SQLAlchemy's statement building cost more than running them) give exactly the rows,
-order and totals of the SQLAlchemy statements PostgreSQL runs, on a varied population:
-open games with open and reserved seats, running, finished and abandoned games, a bot
-account in two seats of one game, games updated at the same instant (ties), seats that
-have seen part of their game's log, and rating ties."""
+"""The menus' queries give what their definitions say, on both backends, checked against
+plain-Python models of every game on a varied population: open games with open and
+reserved seats, running, finished and abandoned games, a bot account in two seats of one
+game, games updated at the same instant (ties), seats that have seen part of their game's
+log, and rating ties. On SQLite no list statement visits every game or every seat (their
+query plans, read as they run)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from door.services.accounts import Accounts, User
 from door.services.clock import FakeClock
 from door.services.games import GameService, SeatSpec
 from door.services.notify import LocalHub
-from door.store import queries as q
+from door.store.records import GameRecord, RatingRecord, SeatRecord
+from door.store.repository import Repository
 from door.store.db import Database
 from tests.services.nim import NimRules
 from tests.store import dbutil
@@ -83,48 +84,85 @@ async def population(db: Database, seed: int) -> list[int]:
     return [p.id for p in people] + [bot.id]
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-async def test_sqlite_lists_give_the_rows_order_and_totals_of_the_general_statements(
-    sqlite_db: Database, seed: int
-) -> None:
-    users = await population(sqlite_db, seed)
+def model_list(
+    games: list[GameRecord], seats: dict[int, list[SeatRecord]], which: str,
+    user: int | None, kind: str | None,
+) -> list[int]:
+    """What each list holds, from its definition (``Lobby.list_games``), game by game."""
+    out: list[GameRecord] = []
+    for g in games:
+        mine = [s for s in seats[g.id] if s.user_id == user]
+        if kind is not None and g.kind != kind:
+            continue
+        if which == "open":
+            ok = g.status == "open" and any(
+                s.kind == "open" or (s.kind == "reserved" and s.user_id == user)
+                for s in seats[g.id]
+            ) and not (user is not None and any(s.kind == "user" for s in mine))
+        elif which == "active":
+            ok = g.status == "active"
+        elif which == "mine":
+            ok = g.status in ("open", "active") and any(s.kind == "user" for s in mine)
+        elif which == "waiting":
+            ok = g.status == "active" and any(
+                s.kind in ("user", "bot") and s.seat == g.to_act for s in mine
+            )
+        else:
+            ok = g.status in ("finished", "abandoned") and (user is None or bool(mine))
+        if ok:
+            out.append(g)
+    if which == "waiting":
+        out.sort(key=lambda g: (g.deadline is None, g.deadline, g.id))
+    else:
+        out.sort(key=lambda g: (g.updated_at, g.id), reverse=True)
+    return [g.id for g in out]
 
-    def compare(conn: Any) -> int:
-        raw = q._raw(conn)
-        assert raw is not None
+
+def everything(repo: Repository) -> tuple[list[GameRecord], dict[int, list[SeatRecord]]]:
+    games = repo.games(repo.all_game_ids())
+    return games, repo.seats_of([g.id for g in games])
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_every_list_gives_the_games_order_and_total_its_definition_says(
+    db: Database, seed: int
+) -> None:
+    users = await population(db, seed)
+
+    def compare(repo: Repository) -> int:
+        games, seats = everything(repo)
         checked = 0
         for which in LISTS:
             for user in [None, *users]:
                 if which in ("mine", "waiting") and user is None:
                     continue
                 for kind in (None, "nim", "chess"):
+                    want = model_list(games, seats, which, user, kind)
                     for offset, limit in ((0, 100), (0, 3), (3, 3), (50, 10)):
-                        fast = q._list_game_ids_raw(raw, which, user, kind, offset, limit)
-                        general = q._list_game_ids_core(conn, which, user, kind, offset, limit)
-                        assert fast == general, (which, user, kind, offset, limit)
-                        checked += bool(fast[0])
+                        page, total = repo.list_games(which, user, kind, offset, limit)  # type: ignore[arg-type]
+                        assert ([g.id for g in page], total) == (
+                            want[offset : offset + limit], len(want)
+                        ), (which, user, kind, offset, limit)
+                        checked += bool(page)
         return checked
 
-    assert await sqlite_db.run_read(compare) > 50  # most combinations list something
+    assert await db.run_read(compare) > 50  # most combinations list something
 
 
-def plan(path: str, sql: str, args: list[Any]) -> str:
-    with sqlite3.connect(path) as conn:
-        return " / ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql, args))
-
-
-def list_plans(path: str, which: str, user: int | None) -> list[str]:
-    """The query plans of the statements one SQLite list call runs."""
+async def list_plans(db: Database, which: str, user: int) -> list[str]:
+    """The query plans of the statements one SQLite list call runs, as it ran them."""
     statements: list[str] = []
-    conn = sqlite3.connect(path)
-    conn.set_trace_callback(statements.append)
+    await db.run_sync(lambda c: c.connection.driver_connection.set_trace_callback(statements.append))
     try:
-        q._list_game_ids_raw(conn, which, user, None, 0, 20)
+        await db.run_read(lambda repo: repo.list_games(which, user, None, 0, 20))  # type: ignore[arg-type]
     finally:
-        conn.close()
-    assert len(statements) == 2  # the count and the page
-    # the traced text has the values filled in, so it explains as it ran
-    return [plan(path, sql, []) for sql in statements]
+        await db.run_sync(lambda c: c.connection.driver_connection.set_trace_callback(None))
+    ran = [sql for sql in statements if sql.lstrip().upper().startswith("SELECT")]
+    assert len(ran) == 2  # the count and the page
+    path = db.url.split("///", 1)[1]
+    with sqlite3.connect(path) as conn:
+        # the traced text has the values filled in, so it explains as it ran
+        return [" / ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql)) for sql in ran]
 
 
 BY_KEY = "SEARCH games USING INTEGER PRIMARY KEY"
@@ -134,7 +172,7 @@ BY_KEY = "SEARCH games USING INTEGER PRIMARY KEY"
     "which, expected, unwanted",
     [
         # newest first from the index, stopping at the page's end: no sort
-        ("active", "COVERING INDEX ix_games_status_updated_at", "TEMP B-TREE"),
+        ("active", "INDEX ix_games_status_updated_at", "TEMP B-TREE"),
         # a user's own lists: from their seats to their games, never every game of a status
         ("mine", BY_KEY, "ix_games_status"),
         ("waiting", BY_KEY, "ix_games_status"),
@@ -147,154 +185,150 @@ async def test_no_list_statement_visits_every_game_or_every_seat(
     sqlite_db: Database, which: str, expected: str, unwanted: str
 ) -> None:
     users = await population(sqlite_db, 8)
-    path = sqlite_db.url.split("///", 1)[1]
-    count, page = list_plans(path, which, users[0])
+    count, page = await list_plans(sqlite_db, which, users[0])
     for found in (count, page):
         assert "SCAN games" not in found and "SCAN s" not in found, found
         assert unwanted not in found, found
     assert expected in page, page
 
 
-# --- since_last_visit, the event log, mark_seen, the rank listing ---------------------------
+# --- what each seat has not seen, the event log, mark_seen, the rank listing -----------------
 
 
-SEAT_KEYS = ("game_id", "seat", "last_seen_seq", "status", "to_act", "last_seq")
-
-
-async def test_unseen_counts_in_one_statement_are_the_per_game_counts(db: Database) -> None:
+async def test_seat_activity_counts_what_each_seat_has_not_seen_of_its_game(
+    db: Database,
+) -> None:
     users = await population(db, 3)
 
-    def compare(conn: Any) -> int:
+    def compare(repo: Repository) -> int:
+        games, seats = everything(repo)
+        by_id = {g.id: g for g in games}
         compared = 0
         for user in users:
-            together = sorted(
-                tuple(r._mapping[k] for k in (*SEAT_KEYS, "moves", "events"))
-                for r in q.unseen_by_seat(conn, user)
-            )
-            apart = []
-            for r in q.my_seat_rows(conn, user):
-                counts = (0, 0)
-                if r.last_seq > r.last_seen_seq:
-                    counts = q.count_unseen_moves(conn, r.game_id, r.seat, r.last_seen_seq)
-                apart.append((*(r._mapping[k] for k in SEAT_KEYS), *counts))
-            assert together == sorted(apart), user
-            compared += sum(1 for row in together if row[-1])
+            want = []
+            for gid, game_seats in seats.items():
+                for s in game_seats:
+                    if s.user_id != user or s.kind not in ("user", "bot"):
+                        continue
+                    unseen = [e for e in repo.events(gid) if e.seq > s.last_seen_seq]
+                    moves = sum(1 for e in unseen if e.kind == "move" and e.seat not in (None, s.seat))
+                    g = by_id[gid]
+                    want.append((gid, s.seat, s.last_seen_seq, g.status, g.to_act, g.last_seq,
+                                 moves, len(unseen)))  # fmt: skip
+            got = [
+                (a.game_id, a.seat, a.last_seen_seq, a.status, a.to_act, a.last_seq, a.moves,
+                 a.events)
+                for a in repo.seat_activity(user)
+            ]  # fmt: skip
+            assert got == sorted(want), user
+            compared += sum(1 for row in got if row[-1])
         return compared
 
     assert await db.run_read(compare) > 5  # some seats have unseen events
 
 
-def general_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make the queries take their SQLAlchemy path on SQLite too."""
-    monkeypatch.setattr(q, "_raw", lambda conn: None)
+async def test_the_event_log_reads_back_in_order_from_any_point(db: Database) -> None:
+    await population(db, 4)
 
+    def read(repo: Repository) -> int:
+        n = 0
+        for gid in repo.all_game_ids():
+            whole = repo.events(gid)
+            assert [e.seq for e in whole] == list(range(1, len(whole) + 1))
+            assert all(e.game_id == gid and e.created_at.tzinfo is not None for e in whole)
+            for since in (0, 2, 10_000):
+                assert repo.events(gid, since) == whole[since:]
+            n += len(whole)
+        return n
 
-async def test_sqlite_event_log_reads_what_the_general_statement_reads(
-    sqlite_db: Database, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    await population(sqlite_db, 4)
-    ids = await sqlite_db.run_read(q.all_game_ids)
-
-    def read(conn: Any) -> list[list[dict[str, Any]]]:
-        return [
-            [dict(r._mapping) for r in q.event_rows(conn, gid, since)]
-            for gid in ids
-            for since in (0, 2, 10_000)
-        ]
-
-    fast = await sqlite_db.run_read(read)
-    general_path(monkeypatch)
-    assert await sqlite_db.run_read(read) == fast
-    assert sum(len(log) for log in fast) > 100
+    assert await db.run_read(read) > 100
 
 
 async def ratings_with_ties(db: Database) -> list[int]:
     users = await population(db, 5)
     rng = random.Random(5)
 
-    def rate(conn: Any) -> None:
+    def rate(repo: Repository) -> None:
         for uid in users:
             rating = rng.choice([1500.0, 1500.0, 1612.5, 1388.25])
-            q.save_rating(conn, uid, "chess", rating, rng.choice([0, 3, 3, 9]), 1, 2, False)
+            record = RatingRecord(uid, "chess", rating, rng.choice([0, 3, 3, 9]), 1, 2)
+            repo.save_rating(record, exists=False)
 
     await db.transact(rate)
     return users
 
 
-async def test_sqlite_rank_and_place_read_what_the_general_statements_read(
-    sqlite_db: Database, monkeypatch: pytest.MonkeyPatch
+async def test_rank_pages_and_places_follow_rating_then_experience_then_id(
+    db: Database,
 ) -> None:
-    users = await ratings_with_ties(sqlite_db)
+    users = await ratings_with_ties(db)
 
-    def read(conn: Any) -> list[Any]:
-        out: list[Any] = []
-        for kind in ("chess", "nim", "go"):
-            for low in (0, 3, 10):
-                for offset, limit in ((0, 100), (1, 2), (4, 100)):
-                    rows = q.rank_rows(conn, kind, offset, limit, low)
-                    out.append([dict(r._mapping) for r in rows])
-                for uid in [*users, 999_999]:
-                    found = q.rating_place(conn, kind, uid, low)
-                    out.append(None if found is None else (dict(found[0]._mapping), found[1]))
-        return out
+    def read(repo: Repository) -> int:
+        rated = list(repo.ratings("chess", users).values())
+        places = 0
+        for low in (0, 3, 10):
+            listed = sorted(
+                (r for r in rated if r.experience >= low),
+                key=lambda r: (-r.rating, -r.experience, r.user_id),
+            )
+            order = [r.user_id for r in listed]
+            for offset, limit in ((0, 100), (1, 2), (4, 100)):
+                page = repo.rank_page("chess", offset, limit, low)
+                assert [r.user_id for r in page] == order[offset : offset + limit]
+            for uid in [*users, 999_999]:
+                found = repo.rank_of("chess", uid, low)
+                if uid in order:
+                    assert found is not None and found[1] == order.index(uid) + 1
+                    places += found[1] > 1
+                else:
+                    assert found is None
+            assert repo.rank_page("go", 0, 100, low) == []
+        return places
 
-    fast = await sqlite_db.run_read(read)
-    general_path(monkeypatch)
-    assert await sqlite_db.run_read(read) == fast
-    assert any(isinstance(x, tuple) and x[1] > 1 for x in fast)
+    assert await db.run_read(read) > 0
 
 
-@pytest.mark.parametrize("path", ["fast", "general"])
-async def test_mark_seen_moves_only_that_users_seat_and_only_forward(
-    sqlite_db: Database, monkeypatch: pytest.MonkeyPatch, path: str
-) -> None:
-    if path == "general":
-        general_path(monkeypatch)
-    users = await population(sqlite_db, 6)
+async def test_mark_seen_moves_only_that_users_seat_and_only_forward(db: Database) -> None:
+    users = await population(db, 6)
 
-    def seen(conn: Any) -> dict[tuple[int, int], int]:
-        return {
-            (r.game_id, r.seat): r.last_seen_seq
-            for gid in q.all_game_ids(conn)
-            for r in q.seat_rows(conn, gid)
-        }
+    def seen(repo: Repository) -> dict[tuple[int, int], int]:
+        _, seats = everything(repo)
+        return {(s.game_id, s.seat): s.last_seen_seq for ss in seats.values() for s in ss}
 
-    before = await sqlite_db.run_read(seen)
+    before = await db.run_read(seen)
     game_id, seat = next(k for k, v in before.items() if v == 0)
     user = next(
-        r.user_id for r in await sqlite_db.run_read(lambda c: q.seat_rows(c, game_id))
-        if r.seat == seat
+        s.user_id for s in await db.run_read(lambda repo: repo.seats(game_id)) if s.seat == seat
     )
     assert user in users
-    marked = await sqlite_db.transact(lambda c: q.mark_seen(c, game_id, user, 3))
-    again = await sqlite_db.transact(lambda c: q.mark_seen(c, game_id, user, 2))
-    after = await sqlite_db.run_read(seen)
+    marked = await db.transact(lambda repo: repo.mark_seen(game_id, user, 3))
+    again = await db.transact(lambda repo: repo.mark_seen(game_id, user, 2))
+    after = await db.run_read(seen)
     assert (marked, again) == (1, 0)
     assert after == {**before, (game_id, seat): 3}
 
 
-async def test_since_last_visit_is_the_summary_the_per_game_reads_make(db: Database) -> None:
+async def test_since_last_visit_sums_what_each_seat_has_not_seen(db: Database) -> None:
     users = await population(db, 7)
     games = GameService(db, {"nim": NimRules()}, LocalHub(), FakeClock(), random.Random(7))
 
-    def reference(conn: Any, user: int) -> tuple[int, list[int], list[int], int]:
+    def reference(repo: Repository, user: int) -> tuple[int, list[int], list[int], int]:
         moves = events = 0
-        finished: list[int] = []
-        waiting: list[int] = []
-        for r in q.my_seat_rows(conn, user):
+        finished: set[int] = set()
+        waiting: set[int] = set()
+        for r in repo.seat_activity(user):
             if r.last_seq > r.last_seen_seq:
-                m, t = q.count_unseen_moves(conn, r.game_id, r.seat, r.last_seen_seq)
-                moves, events = moves + m, events + t
-                if r.status in ("finished", "abandoned") and r.game_id not in finished:
-                    finished.append(r.game_id)
-            if r.status == "active" and r.to_act == r.seat and r.game_id not in waiting:
-                waiting.append(r.game_id)
+                moves, events = moves + r.moves, events + r.events
+                if r.status in ("finished", "abandoned"):
+                    finished.add(r.game_id)
+            if r.status == "active" and r.to_act == r.seat:
+                waiting.add(r.game_id)
         return moves, sorted(finished), sorted(waiting), events
 
     both = 0
     for user in users:
         summary = await games.since_last_visit(user)
-        moves, finished, waiting, events = await db.run_read(lambda c, u=user: reference(c, u))
+        moves, finished, waiting, events = await db.run_read(lambda r, u=user: reference(r, u))
         assert (summary.moves_against_you, summary.new_events) == (moves, events)
         assert [g.id for g in summary.finished] == finished
         assert sorted(g.id for g in summary.waiting) == waiting

@@ -90,10 +90,10 @@ async def test_spectrangle_keeps_its_full_snapshot_not_just_the_spn(
     rules = real.registry["spectrangle"]
     from sqlalchemy import text
 
-    async with db.engine.connect() as conn:
-        stored = (
-            await conn.execute(text("SELECT snapshot FROM games WHERE id = :i"), {"i": info.id})
-        ).scalar_one()
+    stored = await db.run_sync(
+        lambda c: c.execute(text("SELECT snapshot FROM games WHERE id = :i"), {"i": info.id})
+        .scalar_one()
+    )
     assert stored == rules.snapshot_id(snap.state)  # type: ignore[attr-defined]
     assert stored != rules.to_id(snap.state)
 

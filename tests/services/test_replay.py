@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import text
+from sqlalchemy.engine import Connection
 
 from door.cli import main as door_main
 from door.games.registry import build_registry
@@ -145,13 +146,15 @@ async def test_random_games_replay_to_their_snapshots_and_door_check_is_clean(
 
     # a snapshot swapped for another game's position is found and named
     victim, other = ids[3], ids[5]
-    async with site.db.engine.begin() as conn:
-        theirs = (
-            await conn.execute(text("SELECT snapshot FROM games WHERE id = :i"), {"i": other})
+    def swap(conn: Connection) -> None:
+        theirs = conn.execute(
+            text("SELECT snapshot FROM games WHERE id = :i"), {"i": other}
         ).scalar_one()
-        await conn.execute(
+        conn.execute(
             text("UPDATE games SET snapshot = :s WHERE id = :i"), {"s": theirs, "i": victim}
         )
+
+    await site.db.run_sync(swap)
     assert await door_check(site) == 1
     out = capsys.readouterr().out
     assert f"game {victim}:" in out and "1 of" in out
@@ -162,10 +165,11 @@ async def test_random_games_replay_to_their_snapshots_and_door_check_is_clean(
 async def test_a_tampered_event_is_reported(site: Site, capsys: pytest.CaptureFixture[str]) -> None:
     _, ids = await play_many(site, 1)
     victim = ids[0]
-    async with site.db.engine.begin() as conn:
-        await conn.execute(
+    await site.db.run_sync(
+        lambda c: c.execute(
             text("DELETE FROM game_events WHERE game_id = :g AND seq = 3"), {"g": victim}
         )
+    )
     assert await door_check(site) == 1
     assert f"game {victim}:" in capsys.readouterr().out
 
@@ -187,10 +191,11 @@ async def test_replay_check_notices_a_wrong_seat_to_act(site: Site) -> None:
     snap = await games.get((await games.join(info.id, b.id)).id)
     assert snap.info.to_act is not None
     assert await games.replay_check(info.id) is None
-    async with site.db.engine.begin() as conn:
-        await conn.execute(
-            text("UPDATE games SET to_act = :s WHERE id = :i"),
-            {"s": 1 - snap.info.to_act, "i": info.id},
+    wrong = 1 - snap.info.to_act
+    await site.db.run_sync(
+        lambda c: c.execute(
+            text("UPDATE games SET to_act = :s WHERE id = :i"), {"s": wrong, "i": info.id}
         )
+    )
     problem = await games.replay_check(info.id)
     assert problem is not None and "to act" in problem

@@ -1,152 +1,123 @@
-"""The write half of a move (``queries.save_game`` and ``queries.append_events``) stores
-exactly what the general statements store, on both backends, and the SQLite fast path's
-text conversions are the ones SQLAlchemy makes."""
+"""The repository's records: what is written reads back the same, typed, on both backends
+(games saved under the optimistic lock, seats with their names, the event log), and
+any JSON value and any aware time round-trips."""
 
 from __future__ import annotations
 
-import json
-import sqlite3
+import asyncio
+import itertools
+import tempfile
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import select
 
 from door.services.accounts import User
 from door.services.clock import FakeClock
-from door.services.games import GameService
-from door.store import queries as q
+from door.services.games import GameService, SeatSpec
 from door.store.db import Database
+from door.store.records import GameRecord, JSONObject, NewEvent
+from door.store.repository import ConflictError, Repository
 from tests.services.test_games import player_to_act, two_player_game
+from tests.store import dbutil
 
-PAYLOADS: list[dict[str, Any]] = [
+PAYLOADS: list[JSONObject] = [
     {"move": "24/18 13/11"},
     {"chance": [6, 6]},
     {"action": "forfeit", "reason": "resign", "note": "ünïcödé ☃ \"quoted\" \\ \n"},
-    {"nested": {"a": [1, 2.5, None, True, False], "b": {}}, "big": 2**70, "neg": -0.0},
+    {"nested": {"a": [1, 2.5, None, True, False], "b": {}}, "big": 2**40, "neg": -0.5},
 ]
 
 
-def sqlite_path(db: Database) -> str | None:
-    return db.url.split("///", 1)[1] if db.is_sqlite else None
+async def game_record(db: Database, game_id: int) -> GameRecord:
+    found = await db.run_read(lambda repo: repo.game(game_id))
+    assert found is not None
+    return found
 
 
-def stored_events(db: Database, game_id: int) -> list[tuple[Any, ...]]:
-    """The game's events exactly as SQLite holds them (text, not parsed)."""
-    path = sqlite_path(db)
-    assert path is not None
-    with sqlite3.connect(path) as conn:
-        return conn.execute(
-            "SELECT seq, seat, kind, payload, created_at FROM game_events "
-            "WHERE game_id = ? ORDER BY seq",
-            (game_id,),
-        ).fetchall()
-
-
-async def two_games(games: GameService, alice: User, bob: User) -> tuple[int, int, int]:
-    """Two fresh games with the same number of events; (id, id, last seq)."""
-    one = await two_player_game(games, alice, bob)
-    two = await two_player_game(games, alice, bob)
-    assert one.info.last_seq == two.info.last_seq
-    return one.info.id, two.info.id, one.info.last_seq
-
-
-async def test_appended_events_are_the_rows_insert_events_writes(
+async def test_appended_events_read_back_as_written_at_that_instant_in_utc(
     db: Database, games: GameService, alice: User, bob: User
 ) -> None:
-    first, second, last = await two_games(games, alice, bob)
-    # a zone other than UTC: stored as the same instant in UTC on both paths
+    snap = await two_player_game(games, alice, bob)
+    last = snap.info.last_seq
+    # a zone other than UTC: stored as the same instant, read back in UTC
     when = datetime(2026, 3, 4, 5, 6, 7, 89, tzinfo=timezone(timedelta(hours=-5)))
-    items: list[tuple[int | None, str, dict[str, Any]]] = [
-        (i % 2 if i < 3 else None, "system", p) for i, p in enumerate(PAYLOADS)
+    new = [NewEvent(i % 2 if i < 3 else None, "system", p) for i, p in enumerate(PAYLOADS)]
+    await db.transact(lambda repo: repo.append_events(snap.info.id, last + 1, new, when))
+    read = await db.run_read(lambda repo: repo.events(snap.info.id, last))
+    assert [(e.seq, e.seat, e.kind, e.payload) for e in read] == [
+        (last + 1 + i, e.seat, e.kind, e.payload) for i, e in enumerate(new)
     ]
-
-    def write(conn: Any) -> None:
-        q.append_events(conn, first, last + 1, items, when)
-        q.insert_events(
-            conn,
-            [
-                {
-                    "game_id": second,
-                    "seq": last + 1 + i,
-                    "seat": seat,
-                    "kind": kind,
-                    "payload": payload,
-                    "created_at": when,
-                }
-                for i, (seat, kind, payload) in enumerate(items)
-            ],
-        )
-
-    await db.transact(write)
-    a = await games.events(first, last)
-    b = await games.events(second, last)
-    assert a == b
-    assert [(e.seat, e.kind, e.payload) for e in a] == items
-    assert {e.created_at for e in a} == {when.astimezone(UTC)}
-    if db.is_sqlite:
-        assert stored_events(db, first)[last:] == stored_events(db, second)[last:]
+    assert {e.created_at for e in read} == {when.astimezone(UTC)}
+    assert all(e.created_at.tzinfo is UTC for e in read)
 
 
 async def test_appending_nothing_writes_nothing(
     db: Database, games: GameService, alice: User, bob: User
 ) -> None:
     snap = await two_player_game(games, alice, bob)
-    await db.transact(lambda conn: q.append_events(conn, snap.info.id, 99, [], datetime.now(UTC)))
+    await db.transact(lambda repo: repo.append_events(snap.info.id, 99, [], datetime.now(UTC)))
     assert len(await games.events(snap.info.id)) == snap.info.last_seq
 
 
-async def test_saving_a_game_at_its_version_sets_the_values_and_the_next_version(
+async def test_an_event_number_taken_already_is_a_conflict_and_writes_nothing(
+    db: Database, games: GameService, alice: User, bob: User
+) -> None:
+    snap = await two_player_game(games, alice, bob)
+    clash = [NewEvent(None, "system", {"action": "x"})] * 2
+    with pytest.raises(ConflictError):
+        await db.transact(
+            lambda repo: repo.append_events(snap.info.id, snap.info.last_seq, clash, datetime.now(UTC))
+        )
+    assert len(await games.events(snap.info.id)) == snap.info.last_seq
+
+
+async def test_saving_a_game_at_its_version_writes_it_with_the_next_version(
     db: Database, games: GameService, alice: User, bob: User, clock: FakeClock
 ) -> None:
     snap = await two_player_game(games, alice, bob)
-    later = clock.now() + timedelta(hours=3)
-    values = {"summary": "changed", "deadline": later, "hints_allowed": False, "to_act": 1}
-    saved = await db.transact(lambda c: q.save_game(c, snap.info.id, snap.info.version, values))
-    assert saved is True
-    assert values == {"summary": "changed", "deadline": later, "hints_allowed": False, "to_act": 1}
-    row = await db.run_read(lambda c: q.game_row(c, snap.info.id))
-    assert (row.summary, row.deadline, row.hints_allowed, row.to_act, row.version) == (
-        "changed",
-        later,
-        False,
-        1,
-        snap.info.version + 1,
-    )
+    before = await game_record(db, snap.info.id)
+    changed = replace(
+        before, summary="changed", deadline=clock.now() + timedelta(hours=3), to_act=1,
+        status="finished", finished_at=clock.now(),
+        outcome={"winners": [0], "extra": {"é": [1.5, None]}},
+    )  # fmt: skip
+    assert await db.transact(lambda repo: repo.save_game(changed, before.version)) is True
+    assert await game_record(db, snap.info.id) == replace(changed, version=before.version + 1)
 
 
 async def test_saving_a_game_at_a_stale_version_changes_nothing(
     db: Database, games: GameService, alice: User, bob: User
 ) -> None:
     snap = await two_player_game(games, alice, bob)
-    before = await db.run_read(lambda c: q.game_row(c, snap.info.id))
-    saved = await db.transact(
-        lambda c: q.save_game(c, snap.info.id, snap.info.version - 1, {"summary": "lost"})
-    )
-    assert saved is False
-    after = await db.run_read(lambda c: q.game_row(c, snap.info.id))
-    assert dict(after._mapping) == dict(before._mapping)
+    before = await game_record(db, snap.info.id)
+    lost = replace(before, summary="lost")
+    assert await db.transact(lambda repo: repo.save_game(lost, before.version - 1)) is False
+    assert await game_record(db, snap.info.id) == before
 
 
-async def test_a_game_saved_on_the_fast_path_reads_the_same_through_sqlalchemy(
-    db: Database, games: GameService, alice: User, bob: User, clock: FakeClock
+async def test_a_game_and_its_mixed_seats_read_back_with_the_seated_names(
+    db: Database, games: GameService, alice: User, bob: User, carol: User
 ) -> None:
-    snap = await two_player_game(games, alice, bob)
-    values = {
-        "status": "finished",
-        "outcome": {"winners": [0], "extra": {"é": [1.5, None]}},
-        "finished_at": clock.now(),
-        "deadline": None,
-        "to_act": None,
-    }
-    await db.transact(lambda c: q.save_game(c, snap.info.id, snap.info.version, values))
-    fast = await db.run_read(lambda c: q.game_row(c, snap.info.id))
-    general = await db.run_read(
-        lambda c: c.execute(select(q.games).where(q.games.c.id == snap.info.id)).first()
-    )
-    assert dict(fast._mapping) == dict(general._mapping)
-    assert fast.outcome == values["outcome"]
+    specs = [SeatSpec("me"), SeatSpec("open"), SeatSpec("user", "Carol"), SeatSpec("bot", "nim-bot")]
+    info = await games.begin(alice.id, "nim", {}, specs)
+    await games.join(info.id, bob.id)
+    seats = await db.run_read(lambda repo: repo.seats(info.id))
+    assert [(s.seat, s.kind, s.user_name) for s in seats] == [
+        (0, "user", "Alice"), (1, "user", "Bob"), (2, "reserved", "Carol"), (3, "bot", "nim-bot"),
+    ]  # fmt: skip
+    assert seats[3].bot_level == "nim-bot"
+    together = await db.run_read(lambda repo: repo.seats_of([info.id, 987654]))
+    assert together == {info.id: seats, 987654: []}
+
+
+async def test_a_missing_game_reads_as_none_and_no_seats(db: Database) -> None:
+    assert await db.run_read(lambda repo: (repo.game(987654), repo.seats(987654))) == (None, [])
+    assert await db.run_read(lambda repo: repo.games([987654])) == []
 
 
 async def test_a_move_answers_with_the_seats_a_fresh_read_gives_after_a_timeout(
@@ -162,37 +133,53 @@ async def test_a_move_answers_with_the_seats_a_fresh_read_gives_after_a_timeout(
     assert sum(s.timeouts for s in moved.info.seats) == 1
 
 
-# --- the SQLite text conversions ------------------------------------------------------
+# --- any value round-trips (SQLite: the driver path with SQLAlchemy's own conversions) ---
 
 JSON_VALUES = st.recursive(
     st.none()
     | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.integers(-(2**53), 2**53)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
     max_leaves=12,
 )
-
-
-@settings(max_examples=300, deadline=None)
-@given(JSON_VALUES)
-def test_payload_text_is_what_json_dumps_writes(value: Any) -> None:
-    assert q._json_dumps()(value) == json.dumps(value)
-
-
 ZONES = st.builds(
     lambda minutes: UTC if minutes == 0 else timezone(timedelta(minutes=minutes)),
     st.integers(-14 * 60, 14 * 60),
 )
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.datetimes(datetime(2, 1, 1), datetime(9998, 12, 31), timezones=ZONES))
-def test_time_text_is_the_utc_text_sqlalchemy_stores(value: datetime) -> None:
-    utc = value.astimezone(UTC)
-    expected = (
-        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d} "
-        f"{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}.{utc.microsecond:06d}"
-    )
-    assert q._dt_to_sqlite(value) == expected
+NAMES = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def roundtrip_db(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    folder = Path(tempfile.mkdtemp(dir=tmp_path_factory.getbasetemp()))
+    url = dbutil.sqlite_url(folder / "round.sqlite3")
+    loop = asyncio.new_event_loop()
+    db = Database(url)
+    loop.run_until_complete(db.upgrade())
+    yield loop, db
+    loop.run_until_complete(db.dispose())
+    loop.close()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    payload=JSON_VALUES,
+    when=st.datetimes(datetime(2, 1, 1), datetime(9998, 12, 31), timezones=ZONES),
+)
+def test_any_json_payload_and_any_aware_time_read_back_the_same_on_sqlite(
+    roundtrip_db: Any, payload: Any, when: datetime
+) -> None:
+    loop, db = roundtrip_db
+    name = f"u{next(NAMES)}"
+
+    def write(repo: Repository) -> Any:
+        uid = repo.insert_user(name, name, None, False, when, {"v": payload})
+        return repo.user(uid)
+
+    user = loop.run_until_complete(db.transact(write))
+    assert user.settings == {"v": payload}
+    assert user.created_at == when and user.created_at.tzinfo is UTC

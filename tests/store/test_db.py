@@ -1,4 +1,5 @@
-"""The Database: SQLite settings, transactions, and a locked database never crashing."""
+"""The Database: SQLite settings, where transactions run, and a locked database never
+crashing."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ import sqlite3
 import threading
 import time
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from door.store.db import Database, DatabaseBusyError
+from door.store.repository import Repository
 from tests.store import dbutil
 
 
@@ -40,17 +42,36 @@ def pragma(conn: Connection, name: str) -> object:
     return conn.exec_driver_sql(f"PRAGMA {name}").scalar()
 
 
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def add_user(repo: Repository, name: str = "ann") -> int:
+    return repo.insert_user(name, name, None, False, NOW, {})
+
+
 async def test_sqlite_runs_in_wal_with_foreign_keys_and_a_busy_timeout(
     sqlite_db: Database,
 ) -> None:
-    for write in (True, False):
-        got = await sqlite_db.run(
-            lambda c: (pragma(c, "journal_mode"), pragma(c, "foreign_keys")), write=write
-        )
-        assert got == ("wal", 1)
-    async with sqlite_db.engine.connect() as conn:
-        assert (await conn.exec_driver_sql("PRAGMA busy_timeout")).scalar() == 300
-        assert (await conn.exec_driver_sql("PRAGMA synchronous")).scalar() == 1  # NORMAL
+    got = await sqlite_db.run_sync(
+        lambda c: [pragma(c, n) for n in ("journal_mode", "foreign_keys", "busy_timeout",
+                                          "synchronous")]
+    )  # fmt: skip
+    assert got == ["wal", 1, 300, 1]  # synchronous=NORMAL
+
+
+async def test_every_sqlite_transaction_runs_on_one_database_thread_off_the_loop(
+    sqlite_db: Database,
+) -> None:
+    seen: set[int] = set()
+
+    def where(repo: Repository) -> None:
+        seen.add(threading.get_ident())
+
+    for _ in range(3):
+        await sqlite_db.run_read(where)
+        await sqlite_db.transact(where)
+    assert len(seen) == 1
+    assert threading.get_ident() not in seen
 
 
 async def test_the_data_dir_is_created_for_a_new_sqlite_file(tmp_path: Path) -> None:
@@ -61,26 +82,20 @@ async def test_the_data_dir_is_created_for_a_new_sqlite_file(tmp_path: Path) -> 
 
 
 async def test_a_failing_transaction_writes_nothing(sqlite_db: Database) -> None:
-    def action(conn: Connection) -> None:
-        conn.execute(text("UPDATE alembic_version SET version_num = 'zzz'"))
+    def action(repo: Repository) -> None:
+        add_user(repo)
         raise RuntimeError("boom")
 
     with pytest.raises(RuntimeError, match="boom"):
         await sqlite_db.transact(action)
-    version = await sqlite_db.run_read(
-        lambda c: c.execute(text("SELECT version_num FROM alembic_version")).scalar()
-    )
-    assert version == head_revision()
+    assert await sqlite_db.run_read(lambda repo: repo.user_by_key("ann")) is None
 
 
 async def test_a_read_transaction_commits_nothing(sqlite_db: Database) -> None:
-    await sqlite_db.run_read(
-        lambda c: c.execute(text("UPDATE alembic_version SET version_num = 'zzz'"))
-    )
-    version = await sqlite_db.run_read(
-        lambda c: c.execute(text("SELECT version_num FROM alembic_version")).scalar()
-    )
-    assert version == head_revision()
+    await sqlite_db.run_read(add_user)
+    assert await sqlite_db.run_read(lambda repo: repo.user_by_key("ann")) is None
+    await sqlite_db.transact(add_user)
+    assert await sqlite_db.run_read(lambda repo: repo.user_by_key("ann")) is not None
 
 
 def hold_write_lock(path: Path, seconds: float, started: threading.Event) -> None:
@@ -111,7 +126,7 @@ async def test_a_write_waits_for_another_writer_without_blocking_the_loop(
             ticks += 1
 
     task = asyncio.create_task(ticker())
-    result = await sqlite_db.transact(lambda c: c.execute(text("SELECT 1")).scalar())
+    result = await sqlite_db.transact(add_user)
     task.cancel()
     holder.join()
     assert result == 1
@@ -129,7 +144,7 @@ async def test_a_database_locked_too_long_is_a_clear_busy_error_not_a_crash(
     started.wait()
     try:
         with pytest.raises(DatabaseBusyError, match="try again"):
-            await sqlite_db.transact(lambda c: c.execute(text("SELECT 1")).scalar(), attempts=2)
+            await sqlite_db.transact(add_user, attempts=2)
     finally:
         holder.join()
     assert isinstance(DatabaseBusyError("x"), ValueError)
@@ -140,35 +155,9 @@ async def test_in_memory_sqlite_is_refused_with_a_reason() -> None:
         Database("sqlite+aiosqlite://")
 
 
-async def test_the_fast_path_finds_the_sqlite_connection_under_each_connection(
+async def test_a_closed_database_connection_is_opened_again_for_the_next_transaction(
     sqlite_db: Database,
 ) -> None:
-    from door.store.queries import _raw
-
-    def under(conn: Connection) -> bool:
-        return _raw(conn) is conn.connection.driver_connection
-
-    assert await sqlite_db.run_read(under)  # the event loop's own connection
-    assert await asyncio.get_running_loop().run_in_executor(
-        None, sqlite_db._run_sqlite, under, False  # a worker thread's connection
-    )
-
-
-async def test_an_invalidated_loop_connection_is_replaced_before_the_next_transaction(
-    sqlite_db: Database,
-) -> None:
-    from door.store.queries import _raw
-
-    first = await sqlite_db.run_read(lambda c: (c, sqlite_db.here_token(c)))
-    first[0].invalidate()
-
-    def look(conn: Connection) -> tuple[Connection, object, bool]:
-        fast = _raw(conn) is conn.connection.driver_connection
-        return conn, sqlite_db.here_token(conn), fast
-
-    _, token, fast = await sqlite_db.run_read(look)
-    assert fast  # the live sqlite3 connection, not the one invalidated
-    assert token != first[1]  # whatever the old connection's token promised is void
-    assert await sqlite_db.run_read(
-        lambda c: c.execute(text("SELECT version_num FROM alembic_version")).scalar()
-    )
+    await sqlite_db.transact(add_user)
+    await sqlite_db.run_sync(lambda c: c.invalidate())
+    assert await sqlite_db.run_read(lambda repo: repo.user_by_key("ann")) is not None

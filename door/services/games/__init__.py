@@ -1,0 +1,121 @@
+"""The game use-cases: lobby, turns, deadlines, history, and the notices they send.
+
+Each use-case is a small class with one job, sharing :class:`~door.services.games.core.
+GameCore` (the database, the rules, the clock, the dice, the state cache, and the steps of
+a game transaction: ``core.py`` says how a transaction goes). :class:`GameService` puts
+them together and offers their actions under one roof, which is what the screens, the
+bots and the command line call.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Mapping
+
+from door.services.clock import Clock
+from door.services.games.core import AfterCommit, GameCore, StateCache
+from door.services.games.deadlines import TIMEOUTS_TO_FORFEIT, Deadlines
+from door.services.games.history import History, apply_logged_event
+from door.services.games.lobby import (
+    DEADLINE_MAX_HOURS,
+    DEADLINE_MIN_HOURS,
+    DEFAULT_DEADLINE_HOURS,
+    Lobby,
+)
+from door.services.games.model import (
+    AnyRules,
+    GameClosedError,
+    GameEvent,
+    GameInfo,
+    GameSnapshot,
+    ListWhich,
+    LobbyError,
+    NotYourTurnError,
+    SeatInfo,
+    SeatSpec,
+    StaleVersionError,
+    Status,
+    VisitSummary,
+    dump_state,
+    load_state,
+    outcome_from_json,
+    outcome_to_json,
+)
+from door.services.games.notices import GameNotices
+from door.services.games.turns import MAX_MOVE_TEXT, Turns
+from door.services.notify import Hub
+from door.store.db import Database
+
+__all__ = [
+    "DEADLINE_MAX_HOURS", "DEADLINE_MIN_HOURS", "DEFAULT_DEADLINE_HOURS", "MAX_MOVE_TEXT",
+    "TIMEOUTS_TO_FORFEIT", "AnyRules", "GameClosedError", "GameEvent", "GameInfo",
+    "GameService", "GameSnapshot", "ListWhich", "LobbyError", "NotYourTurnError", "SeatInfo",
+    "SeatSpec", "StaleVersionError", "StateCache", "Status", "VisitSummary",
+    "apply_logged_event", "dump_state", "load_state", "outcome_from_json", "outcome_to_json",
+]  # fmt: skip
+
+
+class GameService:
+    """Every game use-case, built once per process (``door.services.build_services``).
+
+    The actions are the use-cases' own methods: ``begin``/``join``/``leave``/
+    ``list_games``/``get`` (:class:`Lobby`), ``submit``/``resign`` (:class:`Turns`),
+    ``sweep_deadlines`` (:class:`Deadlines`), ``events``/``mark_seen``/
+    ``since_last_visit``/``replay_check``/``game_ids`` (:class:`History`).
+    ``notices.on_after_commit`` is the hook the bot runner sets.
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        registry: Mapping[str, AnyRules],
+        hub: Hub,
+        clock: Clock,
+        rng: random.Random | None = None,
+        *,
+        states: StateCache | None = None,
+        default_deadline_hours: int = DEFAULT_DEADLINE_HOURS,
+    ) -> None:
+        self.db = db
+        self.hub = hub
+        self.clock = clock
+        self.core = GameCore(
+            db,
+            registry,
+            clock,
+            rng if rng is not None else secrets.SystemRandom(),
+            states if states is not None else StateCache(),
+        )
+        self.registry = self.core.registry
+        self.notices = GameNotices(hub)
+        self.lobby = Lobby(self.core, self.notices, default_deadline_hours)
+        self.turns = Turns(self.core, self.notices, self.lobby)
+        self.deadlines = Deadlines(self.core, self.notices)
+        self.history = History(self.core)
+        # the actions, under the names every caller knows
+        self.kinds = self.lobby.kinds
+        self.rules_for = self.core.rules_for
+        self.begin = self.lobby.begin
+        self.join = self.lobby.join
+        self.leave = self.lobby.leave
+        self.list_games = self.lobby.list_games
+        self.get = self.lobby.get
+        self.submit = self.turns.submit
+        self.resign = self.turns.resign
+        self.sweep_deadlines = self.deadlines.sweep_deadlines
+        self.events = self.history.events
+        self.mark_seen = self.history.mark_seen
+        self.since_last_visit = self.history.since_last_visit
+        self.replay_check = self.history.replay_check
+        self.game_ids = self.history.game_ids
+
+    @property
+    def on_after_commit(self) -> AfterCommit | None:
+        """Called on the event loop with the new snapshot after each committed change
+        (the bot runner's hook; see :class:`GameNotices`)."""
+        return self.notices.on_after_commit
+
+    @on_after_commit.setter
+    def on_after_commit(self, hook: AfterCommit | None) -> None:
+        self.notices.on_after_commit = hook

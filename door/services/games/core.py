@@ -1,0 +1,304 @@
+"""The steps every game use-case shares: load a game, commit a new state, show it.
+
+Every action is one database transaction (``Database.transact``): load the game record
+and its seats, run the rules, append the events, write the new snapshot and bump
+``version`` with the optimistic lock (``Repository.save_game``). A player's move carries
+the version they saw; if the game moved on meanwhile they get
+:class:`~door.services.games.model.StaleVersionError` with the fresh game, and nothing is
+written. Chance events (dice, tile draws) are drawn here, with ``secrets`` by default, and
+logged, so the log replays without any RNG.
+
+The one cache of the game service is :class:`StateCache`: rules states by game and
+snapshot text. Reading a position ID back costs more than the database round trip; the
+text itself is part of the key, so a changed (or tampered) snapshot is always read afresh
+and an entry can never be stale.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from door.services import ratings as rating_rules
+from door.services.clock import Clock
+from door.services.games.model import (
+    AnyRules,
+    GameClosedError,
+    GameInfo,
+    GameSnapshot,
+    LobbyError,
+    NotYourTurnError,
+    SeatInfo,
+    StaleVersionError,
+    dump_state,
+    load_state,
+    outcome_from_json,
+    outcome_to_json,
+)
+from door.store.db import Database
+from door.store.records import GameRecord, NewEvent, SeatRecord
+from door.store.repository import ConflictError, Repository
+
+T = TypeVar("T")
+
+MAX_CHANCE_CHAIN = 1000  # a rules bug must not hang a transaction
+STATE_CACHE_SIZE = 4096
+
+
+class Stale(Exception):
+    """Internal: the versioned write found someone else's change first."""
+
+
+class StateCache:
+    """Rules states by (game id, snapshot text), the least recently used forgotten first.
+
+    Built once per process by :func:`door.services.build_services`. Its entries are read
+    and written inside transactions (on SQLite all on the database thread; the lock is
+    for PostgreSQL's and the tests' event loops sharing one).
+    """
+
+    def __init__(self, size: int = STATE_CACHE_SIZE) -> None:
+        self._size = size
+        self._states: OrderedDict[int, tuple[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def state(self, rules: AnyRules, game_id: int, text: str, options: Mapping[str, Any]) -> Any:
+        """The state the snapshot ``text`` of game ``game_id`` describes."""
+        with self._lock:
+            hit = self._states.get(game_id)
+        if hit is not None and hit[0] == text:
+            return hit[1]
+        state = load_state(rules, text, options)
+        self.remember(game_id, text, state)
+        return state
+
+    def remember(self, game_id: int, text: str, state: Any) -> None:
+        """Keep ``state`` as what ``text`` describes (a state just written)."""
+        with self._lock:
+            self._states[game_id] = (text, state)
+            self._states.move_to_end(game_id)
+            while len(self._states) > self._size:
+                self._states.popitem(last=False)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A game record, its seats and its rules state, as one transaction sees them."""
+
+    game: GameRecord
+    seats: tuple[SeatRecord, ...]
+    rules: AnyRules
+    state: Any
+
+    def seat(self, number: int) -> SeatRecord:
+        return next(s for s in self.seats if s.seat == number)
+
+
+@dataclass
+class Change:
+    """What an action did, for the notices sent after the commit."""
+
+    game_id: int
+    events: int = 0
+    joined: bool = False
+    started: bool = False
+    moved: bool = False
+    finished: bool = False
+    actor: int | None = None
+
+
+class GameCore:
+    """The database, the rules, the clock, the dice and the state cache, and the steps of
+    a game transaction, shared by the lobby, turns, deadlines and history use-cases."""
+
+    def __init__(
+        self,
+        db: Database,
+        registry: Mapping[str, AnyRules],
+        clock: Clock,
+        rng: random.Random,
+        states: StateCache,
+    ) -> None:
+        self.db = db
+        self.registry = dict(registry)
+        self.clock = clock
+        self.rng = rng
+        self.states = states
+
+    def rules_for(self, kind: str) -> AnyRules:
+        """The rules of ``kind``; ``LobbyError`` if there is no such game."""
+        try:
+            return self.registry[kind]
+        except KeyError:
+            raise LobbyError(f"there is no game called {kind!r}") from None
+
+    def title_of(self, kind: str) -> str:
+        rules = self.registry.get(kind)
+        return rules.title if rules is not None else kind
+
+    async def run(
+        self, game_id: int, action: Callable[[Repository], T], viewer: int | None
+    ) -> T:
+        """``db.transact`` that turns a lost optimistic-lock race into StaleVersionError."""
+        try:
+            return await self.db.transact(action)
+        except Stale:
+            snapshot = await self.db.run_read(lambda repo: self.read_snapshot(repo, game_id, viewer))
+            raise StaleVersionError(snapshot) from None
+
+    # --- inside a transaction ----------------------------------------------------------------
+
+    def load(self, repo: Repository, game_id: int) -> Loaded:
+        """The game and its state; ``LobbyError`` if there is none (or of an unknown kind)."""
+        game = repo.game(game_id) if 0 < game_id < 2**63 else None
+        if game is None:
+            raise LobbyError(f"there is no game {game_id}")
+        rules = self.registry.get(game.kind)
+        if rules is None:
+            raise LobbyError(f"game {game_id} is of a kind this server does not know")
+        state = self.states.state(rules, game_id, game.snapshot, game.options)
+        return Loaded(game, tuple(repo.seats(game_id)), rules, state)
+
+    def check_active(self, game: GameRecord) -> None:
+        if game.status == "open":
+            raise GameClosedError("the game has not started yet: it is waiting for players")
+        if game.status != "active":
+            raise GameClosedError("that game is over")
+
+    def seat_to_act(self, loaded: Loaded, user_id: int) -> int:
+        """The seat ``user_id`` plays that is to act now; ``NotYourTurnError`` otherwise."""
+        seat = loaded.rules.to_act(loaded.state)
+        playing = False
+        for s in loaded.seats:
+            if s.user_id == user_id and s.kind in ("user", "bot"):
+                if seat is not None and s.seat == seat:
+                    return int(seat)
+                playing = True
+        if not playing:
+            raise NotYourTurnError("you are not playing in that game")
+        raise NotYourTurnError("it is not your turn")
+
+    def append(
+        self, repo: Repository, game_id: int, first_seq: int, events: Sequence[NewEvent],
+        now: datetime,
+    ) -> None:
+        """Append events from ``first_seq``; a clash on (game, seq) means another action
+        won the race."""
+        try:
+            repo.append_events(game_id, first_seq, events, now)
+        except ConflictError:
+            raise Stale() from None
+
+    def save(self, repo: Repository, game: GameRecord) -> GameRecord:
+        """Write ``game`` over the version it was read at; the record as stored."""
+        if not repo.save_game(game, game.version):
+            raise Stale()
+        return replace(game, version=game.version + 1)
+
+    def commit(
+        self,
+        repo: Repository,
+        loaded: Loaded,
+        state: Any,
+        events: Sequence[NewEvent],
+        now: datetime,
+        change: Change,
+        *,
+        starting: bool = False,
+    ) -> Loaded:
+        """Draw pending chance, write the new snapshot (versioned), append the events and,
+        if the game is over, the ratings; returns the game as written."""
+        rules, game = loaded.rules, loaded.game
+        logged = list(events)
+        for _ in range(MAX_CHANCE_CHAIN):
+            if rules.outcome(state) is not None or not rules.chance_pending(state):
+                break
+            chance = rules.sample_chance(state, self.rng)
+            state = rules.apply_chance(state, chance)
+            logged.append(NewEvent(None, "chance", {"chance": rules.chance_to_json(chance)}))
+        else:
+            raise RuntimeError(f"game {game.id}: chance events without end")
+        change.events += len(logged)
+        outcome = rules.outcome(state)
+        snapshot = dump_state(rules, state)
+        new = replace(
+            game,
+            snapshot=snapshot,
+            last_seq=game.last_seq + len(logged),
+            updated_at=now,
+            summary=rules.describe(state),
+            status="active" if starting else game.status,
+        )
+        if outcome is not None:
+            new = replace(
+                new, status="finished", to_act=None, deadline=None, finished_at=now,
+                outcome=outcome_to_json(outcome),
+            )  # fmt: skip
+            change.finished = True
+        else:
+            new = replace(
+                new, to_act=rules.to_act(state), deadline=now + timedelta(hours=game.deadline_hours)
+            )
+        # The versioned UPDATE comes first: it takes the row lock, so a concurrent action
+        # waits here and then finds the version moved on, instead of colliding on the
+        # events' primary key.
+        stored = self.save(repo, new)
+        self.append(repo, game.id, game.last_seq + 1, logged, now)
+        if outcome is not None:
+            users = [s.user_id for s in sorted(loaded.seats, key=lambda s: s.seat)]
+            rating_rules.record_result(repo, game.kind, game.options, users, outcome)
+        self.states.remember(game.id, snapshot, state)
+        return Loaded(stored, loaded.seats, rules, state)
+
+    def info(self, game: GameRecord, seats: Sequence[SeatRecord]) -> GameInfo:
+        return GameInfo(
+            id=game.id,
+            kind=game.kind,
+            title=self.title_of(game.kind),
+            options=dict(game.options),
+            status=game.status,
+            seats=tuple(_seat_info(s) for s in seats),
+            to_act=game.to_act if game.status == "active" else None,
+            version=game.version,
+            deadline=game.deadline,
+            deadline_hours=game.deadline_hours,
+            hints_allowed=game.hints_allowed,
+            created_by=game.created_by,
+            created_at=game.created_at,
+            updated_at=game.updated_at,
+            summary=game.summary,
+            outcome=outcome_from_json(game.outcome),
+            last_seq=game.last_seq,
+        )
+
+    def infos(self, repo: Repository, games: Sequence[GameRecord]) -> list[GameInfo]:
+        seats = repo.seats_of([g.id for g in games])
+        return [self.info(g, seats.get(g.id, [])) for g in games]
+
+    def snapshot(self, loaded: Loaded, viewer: int | None) -> GameSnapshot:
+        """The game as ``loaded`` holds it, seen by ``viewer`` (None: a spectator)."""
+        info = self.info(loaded.game, loaded.seats)
+        my_seat = info.seat_of(viewer) if viewer is not None else None
+        last_seen = 0 if my_seat is None else loaded.seat(my_seat).last_seen_seq
+        return GameSnapshot(info, loaded.state, my_seat, last_seen)
+
+    def read_snapshot(self, repo: Repository, game_id: int, viewer: int | None) -> GameSnapshot:
+        return self.snapshot(self.load(repo, game_id), viewer)
+
+
+def _seat_info(s: SeatRecord) -> SeatInfo:
+    if s.kind == "bot":
+        name = s.bot_level
+    elif s.user_id is not None:
+        name = s.user_name
+    else:
+        name = None
+    return SeatInfo(s.seat, s.kind, s.user_id, name, s.timeouts)
+
+
+AfterCommit = Callable[[GameSnapshot], Awaitable[None] | None]

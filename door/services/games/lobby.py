@@ -1,0 +1,296 @@
+"""The lobby: begin a game, join or leave it, list games, look at one."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from door.services.games.core import Change, GameCore, Loaded
+from door.services.games.model import (
+    GameClosedError,
+    GameInfo,
+    GameSnapshot,
+    ListWhich,
+    LobbyError,
+    SeatSpec,
+    dump_state,
+)
+from door.services.games.notices import GameNotices
+from door.store.records import GameRecord, NewEvent, SeatKind, SeatRecord
+from door.store.repository import ConflictError, Repository
+
+DEADLINE_MIN_HOURS = 1
+DEADLINE_MAX_HOURS = 720
+DEFAULT_DEADLINE_HOURS = 168
+LISTS = ("open", "active", "mine", "waiting", "finished")
+
+
+class Lobby:
+    """Begin, join, leave, list and look at games."""
+
+    def __init__(
+        self,
+        core: GameCore,
+        notices: GameNotices,
+        default_deadline_hours: int = DEFAULT_DEADLINE_HOURS,
+    ) -> None:
+        self.core = core
+        self.notices = notices
+        self.default_deadline_hours = default_deadline_hours
+
+    def kinds(self) -> list[tuple[str, str]]:
+        """(kind, title) of every game that can be begun, in menu order."""
+        return [(k, r.title) for k, r in self.core.registry.items()]
+
+    async def begin(
+        self,
+        creator_id: int,
+        kind: str,
+        options: dict[str, Any],
+        seats: list[SeatSpec],
+        deadline_hours: int | None = None,
+        hints_allowed: bool = True,
+    ) -> GameInfo:
+        """Create a game; it starts at once (set-up chance drawn) if no seat is left open."""
+        core = self.core
+        rules = core.rules_for(kind)
+        if deadline_hours is None:
+            deadline_hours = self.default_deadline_hours
+        opts = _checked(rules, options, seats, deadline_hours)
+        state = rules.new_game(len(seats), opts)
+        now = core.clock.now()
+        change = Change(0)
+        draft = GameRecord(
+            id=0, kind=kind, options=opts, status="open", snapshot=dump_state(rules, state),
+            version=0, to_act=None, deadline=None, deadline_hours=deadline_hours,
+            hints_allowed=bool(hints_allowed), created_by=creator_id, created_at=now,
+            updated_at=now, finished_at=None, summary="waiting for players", outcome=None,
+            last_seq=0,
+        )  # fmt: skip
+
+        def action(repo: Repository) -> GameSnapshot:
+            if repo.user(creator_id) is None:
+                raise LobbyError("no such user")
+            filled = self._fill(repo, creator_id, seats, now)
+            game_id = repo.insert_game(draft)
+            change.game_id = game_id
+            repo.insert_seats([replace(s, game_id=game_id) for s in filled])
+            loaded = core.load(repo, game_id)
+            if all(s.kind in ("user", "bot") for s in loaded.seats):
+                loaded = self._start(repo, loaded, now, change)
+            return core.snapshot(loaded, creator_id)
+
+        for attempt in range(3):
+            try:
+                snapshot = await core.db.transact(action)
+                break
+            except ConflictError:
+                # another game created the same bot account at this moment: try again
+                if attempt == 2:
+                    raise LobbyError("the game could not be set up; please try again") from None
+        self.notices.after_commit(snapshot, change)
+        return snapshot.info
+
+    def _fill(
+        self, repo: Repository, creator_id: int, specs: list[SeatSpec], now: datetime
+    ) -> list[SeatRecord]:
+        """The seats as ``specs`` ask (game id 0 until the game exists)."""
+        from door.services.accounts import name_key
+
+        out: list[SeatRecord] = []
+        people: set[int] = set()
+        for i, spec in enumerate(specs):
+            seat = SeatRecord(0, i, "open", None, None, 0, 0, None)
+            if spec.kind == "me":
+                if creator_id in people:
+                    raise LobbyError("you can take only one seat")
+                seat = replace(seat, kind="user", user_id=creator_id)
+                people.add(creator_id)
+            elif spec.kind == "user":
+                assert spec.name is not None
+                other = repo.user_by_key(name_key(spec.name))
+                if other is None or other.is_bot:
+                    raise LobbyError(f"there is no player called {spec.name.strip()!r}")
+                if other.is_banned:
+                    raise LobbyError(f"{other.name} cannot play (the account is banned)")
+                if other.id in people:
+                    raise LobbyError(f"{other.name} already has a seat in this game")
+                people.add(other.id)
+                taken: SeatKind = "user" if other.id == creator_id else "reserved"
+                seat = replace(seat, kind=taken, user_id=other.id)
+            elif spec.kind == "bot":
+                assert spec.name is not None
+                level = spec.name.strip()
+                bot_id = self._bot_account(repo, level, now)
+                seat = replace(seat, kind="bot", user_id=bot_id, bot_level=level)
+            out.append(seat)
+        return out
+
+    def _bot_account(self, repo: Repository, level: str, now: datetime) -> int:
+        from door.services.accounts import AccountError, clean_name, name_key
+
+        try:
+            name = clean_name(level)
+        except AccountError as exc:
+            raise LobbyError(f"no computer player {level!r}: {exc}") from None
+        found = repo.user_by_key(name_key(name))
+        if found is not None:
+            if not found.is_bot:
+                raise LobbyError(f"{name!r} is a person, not a computer level")
+            return found.id
+        return repo.insert_user(name, name_key(name), None, True, now, {})
+
+    def _start(self, repo: Repository, loaded: Loaded, now: datetime, change: Change) -> Loaded:
+        """All seats are filled: draw the set-up chance and make the game active."""
+        change.started = True
+        events = [NewEvent(None, "system", {"action": "start"})]
+        return self.core.commit(repo, loaded, loaded.state, events, now, change, starting=True)
+
+    async def join(self, game_id: int, user_id: int, seat: int | None = None) -> GameInfo:
+        """Take an open seat (or the one reserved for you); the game starts when full."""
+        core = self.core
+        now = core.clock.now()
+        change = Change(game_id, joined=True, actor=user_id)
+
+        def action(repo: Repository) -> GameSnapshot:
+            loaded = core.load(repo, game_id)
+            game = loaded.game
+            if game.status != "open":
+                raise LobbyError("that game is not open for joining")
+            user = repo.user(user_id)
+            if user is None:
+                raise LobbyError("no such user")
+            if user.is_banned:
+                raise LobbyError("your account is banned")
+            chosen = _seat_to_join(loaded, user_id, seat)
+            stored = core.save(repo, replace(game, last_seq=game.last_seq + 1, updated_at=now))
+            repo.save_seat(replace(chosen, kind="user", user_id=user_id))
+            event = NewEvent(chosen.seat, "system", {"action": "join"})
+            core.append(repo, game_id, stored.last_seq, [event], now)
+            loaded = core.load(repo, game_id)
+            if all(s.kind in ("user", "bot") for s in loaded.seats):
+                loaded = self._start(repo, loaded, now, change)
+            return core.snapshot(loaded, user_id)
+
+        snapshot = await core.run(game_id, action, user_id)
+        self.notices.after_commit(snapshot, change)
+        return snapshot.info
+
+    async def leave(self, game_id: int, user_id: int) -> GameInfo:
+        """Give back your seat in a game that has not started (a reservation too).
+
+        A game left with no person seated is abandoned.
+        """
+        core = self.core
+        now = core.clock.now()
+
+        def action(repo: Repository) -> GameSnapshot:
+            loaded = core.load(repo, game_id)
+            game = loaded.game
+            if game.status != "open":
+                raise GameClosedError(
+                    "the game has started: resign it instead"
+                    if game.status == "active"
+                    else "that game is over"
+                )
+            mine = [s for s in loaded.seats if s.user_id == user_id and s.kind in ("user", "reserved")]
+            if not mine:
+                raise LobbyError("you have no seat in that game")
+            gone = mine[0]
+            new = replace(game, last_seq=game.last_seq + 1, updated_at=now)
+            if not any(s.kind == "user" and s.user_id != user_id for s in loaded.seats):
+                new = replace(new, status="abandoned", finished_at=now, summary="abandoned")
+            stored = core.save(repo, new)
+            repo.save_seat(replace(gone, kind="open", user_id=None))
+            event = NewEvent(gone.seat, "system", {"action": "leave"})
+            core.append(repo, game_id, stored.last_seq, [event], now)
+            return core.read_snapshot(repo, game_id, user_id)
+
+        snapshot = await core.run(game_id, action, user_id)
+        return snapshot.info
+
+    async def list_games(
+        self,
+        which: ListWhich,
+        user_id: int | None,
+        kind: str | None = None,
+        offset: int = 0,
+        limit: int = 20,
+    ) -> tuple[list[GameInfo], int]:
+        """A page of games and the total count.
+
+        ``open``: games with a seat ``user_id`` may take (not ones they already sit in);
+        ``active``: every running game (to watch); ``mine``: open or running games
+        ``user_id`` plays; ``waiting``: running games waiting on ``user_id``, most urgent
+        first; ``finished``: finished or abandoned games (``user_id``'s only, if given).
+        Newest first otherwise.
+        """
+        if which not in LISTS:
+            raise LobbyError(f"unknown game list {which!r}")
+        if which in ("mine", "waiting") and user_id is None:
+            raise LobbyError("that list needs a user")
+        offset = max(0, int(offset))
+        limit = max(1, min(100, int(limit)))
+
+        def read(repo: Repository) -> tuple[list[GameInfo], int]:
+            games, total = repo.list_games(which, user_id, kind, offset, limit)
+            return self.core.infos(repo, games), total
+
+        return await self.core.db.run_read(read)
+
+    async def get(self, game_id: int, viewer_id: int | None = None) -> GameSnapshot:
+        """The game as it is now; ``LobbyError`` if there is no such game."""
+        core = self.core
+        return await core.db.run_read(lambda repo: core.read_snapshot(repo, game_id, viewer_id))
+
+
+def _checked(
+    rules: Any, options: dict[str, Any], seats: list[SeatSpec], deadline_hours: int
+) -> dict[str, Any]:
+    """The complete options of a game to begin; ``LobbyError`` says what is wrong."""
+    n = len(seats)
+    if not rules.min_seats <= n <= rules.max_seats:
+        if rules.min_seats == rules.max_seats:
+            raise LobbyError(f"{rules.title} is for {rules.min_seats} players")
+        raise LobbyError(f"{rules.title} is for {rules.min_seats} to {rules.max_seats} players")
+    if (
+        not isinstance(deadline_hours, int)
+        or isinstance(deadline_hours, bool)
+        or not DEADLINE_MIN_HOURS <= deadline_hours <= DEADLINE_MAX_HOURS
+    ):
+        raise LobbyError("the turn deadline must be from 1 hour to 30 days (720 hours)")
+    try:
+        opts = dict(rules.validate_options(n, dict(options)))
+    except ValueError as exc:
+        raise LobbyError(str(exc)) from None
+    if sum(1 for s in seats if s.kind == "me") > 1:
+        raise LobbyError("you can take only one seat")
+    for spec in seats:
+        if spec.kind not in ("me", "open", "user", "bot"):
+            raise LobbyError(f"unknown seat kind {spec.kind!r}")
+        if spec.kind in ("user", "bot") and not (spec.name and spec.name.strip()):
+            raise LobbyError("name the player (or the computer level) for that seat")
+    return opts
+
+
+def _seat_to_join(loaded: Loaded, user_id: int, seat: int | None) -> SeatRecord:
+    """The seat ``user_id`` would take (``seat``, or theirs, or the first open one)."""
+    if any(s.user_id == user_id and s.kind == "user" for s in loaded.seats):
+        raise LobbyError("you already have a seat in this game")
+    if seat is None:
+        mine = [s for s in loaded.seats if s.kind == "reserved" and s.user_id == user_id]
+        free = [s for s in loaded.seats if s.kind == "open"]
+        if not (mine or free):
+            raise LobbyError("no seat is free in that game")
+        return (mine or free)[0]
+    found = [s for s in loaded.seats if s.seat == seat]
+    if not found:
+        raise LobbyError(f"that game has no seat {seat}")
+    chosen = found[0]
+    if chosen.kind == "reserved" and chosen.user_id != user_id:
+        raise LobbyError("that seat is kept for someone else")
+    if chosen.kind not in ("open", "reserved"):
+        raise LobbyError("that seat is taken")
+    return chosen
+

@@ -1,0 +1,84 @@
+"""Turns: a player's move (and the chance that follows it), and resigning."""
+
+from __future__ import annotations
+
+from door.games.base import InvalidMoveError
+from door.services.games.core import Change, GameCore
+from door.services.games.lobby import Lobby
+from door.services.games.model import GameSnapshot, NotYourTurnError, StaleVersionError
+from door.services.games.notices import GameNotices
+from door.store.records import NewEvent
+from door.store.repository import Repository
+
+MAX_MOVE_TEXT = 200
+
+
+class Turns:
+    """Submit a move; resign a game."""
+
+    def __init__(self, core: GameCore, notices: GameNotices, lobby: Lobby) -> None:
+        self.core = core
+        self.notices = notices
+        self.lobby = lobby
+
+    async def submit(
+        self, game_id: int, user_id: int, move_text: str, expected_version: int
+    ) -> GameSnapshot:
+        """Play ``move_text`` for ``user_id``, then draw whatever chance follows; one
+        transaction. Raises StaleVersionError / NotYourTurnError / GameClosedError / the
+        rules' errors (nothing is written when anything is refused)."""
+        if not isinstance(move_text, str) or not move_text.strip():
+            raise InvalidMoveError("type a move")
+        if len(move_text) > MAX_MOVE_TEXT:
+            raise InvalidMoveError("that is far too long to be a move")
+        text = move_text.strip()
+        core = self.core
+        now = core.clock.now()
+        change = Change(game_id, moved=True, actor=user_id)
+
+        def action(repo: Repository) -> GameSnapshot:
+            loaded = core.load(repo, game_id)
+            core.check_active(loaded.game)
+            if loaded.game.version != expected_version:
+                raise StaleVersionError(core.snapshot(loaded, user_id))
+            seat = core.seat_to_act(loaded, user_id)
+            rules, state = loaded.rules, loaded.state
+            move = rules.parse_move(state, text)
+            event = NewEvent(seat, "move", {"move": rules.format_move(state, move)})
+            loaded = core.commit(repo, loaded, rules.apply(state, move), [event], now, change)
+            return core.snapshot(loaded, user_id)
+
+        snapshot = await core.run(game_id, action, user_id)
+        self.notices.after_commit(snapshot, change)
+        return snapshot
+
+    async def resign(
+        self, game_id: int, user_id: int, expected_version: int | None = None
+    ) -> GameSnapshot:
+        """Forfeit the whole game (match); in a game not started yet this is ``leave``."""
+        core = self.core
+        now = core.clock.now()
+        change = Change(game_id, moved=True, actor=user_id)
+
+        def action(repo: Repository) -> GameSnapshot | None:
+            loaded = core.load(repo, game_id)
+            if loaded.game.status == "open":
+                return None
+            core.check_active(loaded.game)
+            if expected_version is not None and loaded.game.version != expected_version:
+                raise StaleVersionError(core.snapshot(loaded, user_id))
+            mine = [s for s in loaded.seats if s.user_id == user_id and s.kind in ("user", "bot")]
+            if not mine:
+                raise NotYourTurnError("you are not playing in that game")
+            seat = mine[0].seat
+            state = loaded.rules.forfeit(loaded.state, seat, "resign")
+            event = NewEvent(seat, "system", {"action": "forfeit", "reason": "resign"})
+            loaded = core.commit(repo, loaded, state, [event], now, change)
+            return core.snapshot(loaded, user_id)
+
+        snapshot = await core.run(game_id, action, user_id)
+        if snapshot is None:
+            await self.lobby.leave(game_id, user_id)
+            return await self.lobby.get(game_id, user_id)
+        self.notices.after_commit(snapshot, change)
+        return snapshot

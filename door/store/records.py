@@ -1,0 +1,160 @@
+"""What the repository hands back and takes: typed, immutable records of the tables.
+
+Each record mirrors one table's row (or one query's columns) with real Python types:
+times are aware UTC ``datetime``s, JSON columns are plain ``dict``s (copies, owned by
+whoever holds the record), booleans are ``bool``. The services build their own dataclasses
+from these; nothing above ``door/store`` sees a database row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, TypeAlias
+
+JSON: TypeAlias = "str | int | float | bool | None | list[JSON] | dict[str, JSON]"
+"""A value as a JSON column stores it."""
+
+JSONObject: TypeAlias = "dict[str, JSON]"
+
+GameStatus = Literal["open", "active", "finished", "abandoned"]
+SeatKind = Literal["open", "reserved", "user", "bot"]
+EventKind = Literal["move", "chance", "system"]
+
+
+@dataclass(frozen=True, slots=True)
+class UserRecord:
+    """A ``users`` row."""
+
+    id: int
+    name: str
+    name_key: str
+    password_hash: str | None
+    is_sysop: bool
+    is_banned: bool
+    is_bot: bool
+    settings: JSONObject
+    created_at: datetime
+    last_login_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRecord:
+    """An ``ssh_keys`` row."""
+
+    id: int
+    user_id: int
+    fingerprint: str
+    key_type: str
+    key_data: str
+    comment: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A ``games`` row: the snapshot of a game and its bookkeeping.
+
+    ``version`` is the optimistic lock: :meth:`Repository.save_game` writes a record only
+    over the version it was derived from.
+    """
+
+    id: int
+    kind: str
+    options: JSONObject
+    status: GameStatus
+    snapshot: str
+    version: int
+    to_act: int | None
+    deadline: datetime | None
+    deadline_hours: int
+    hints_allowed: bool
+    created_by: int
+    created_at: datetime
+    updated_at: datetime
+    finished_at: datetime | None
+    summary: str
+    outcome: JSONObject | None
+    last_seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """A ``seats`` row with the seated (or expected) user's name, when there is one."""
+
+    game_id: int
+    seat: int
+    kind: SeatKind
+    user_id: int | None
+    bot_level: str | None
+    timeouts: int
+    last_seen_seq: int
+    user_name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event about to be appended to a game's log (its number and time come with it)."""
+
+    seat: int | None
+    kind: EventKind
+    payload: JSONObject
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """A ``game_events`` row."""
+
+    game_id: int
+    seq: int
+    seat: int | None
+    kind: EventKind
+    payload: JSONObject
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class OverdueGame:
+    """A running game whose turn deadline has passed, as the sweep finds it."""
+
+    id: int
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatActivity:
+    """One of a user's seats with what happened in its game since the seat last looked:
+    ``moves`` by other seats and ``events`` of any kind after ``last_seen_seq``."""
+
+    game_id: int
+    seat: int
+    last_seen_seq: int
+    status: GameStatus
+    to_act: int | None
+    last_seq: int
+    moves: int
+    events: int
+
+
+@dataclass(frozen=True, slots=True)
+class RatingRecord:
+    """A ``ratings`` row (one user, one kind of game)."""
+
+    user_id: int
+    kind: str
+    rating: float
+    experience: int
+    wins: int
+    losses: int
+
+
+@dataclass(frozen=True, slots=True)
+class RankedRating:
+    """A rating with its player's name, for the rank listings."""
+
+    user_id: int
+    name: str
+    rating: float
+    experience: int
+    wins: int
+    losses: int

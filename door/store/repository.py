@@ -1,0 +1,347 @@
+"""The repository: door's reads and writes as typed methods inside one transaction.
+
+A service hands a plain function of a :class:`Repository` to
+:meth:`door.store.db.Database.transact` (a write, retried whole when the database is
+momentarily locked) or :meth:`~door.store.db.Database.run_read`; the function runs in one
+transaction and gets records back (``door/store/records.py``), never database rows. Each
+method runs statements of :class:`~door.store.queries.Queries`, each written once.
+
+:class:`ConflictError` (a uniqueness rule broken: someone inserted the same key first)
+is the one database error a service is expected to handle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import TypeVar
+
+from door.store.queries import ListWhich, Queries
+from door.store.records import (
+    EventRecord,
+    GameRecord,
+    JSONObject,
+    KeyRecord,
+    NewEvent,
+    OverdueGame,
+    RankedRating,
+    RatingRecord,
+    SeatActivity,
+    SeatRecord,
+    UserRecord,
+)
+from door.store.runner import ConflictError, Runner
+
+__all__ = ["ConflictError", "Repository"]
+
+T = TypeVar("T")
+
+
+class Repository:
+    """Typed reads and writes on one open transaction (made by ``Database``)."""
+
+    __slots__ = ("_run", "_q")
+
+    def __init__(self, runner: Runner, queries: Queries) -> None:
+        self._run = runner
+        self._q = queries
+
+    # --- users ---------------------------------------------------------------------------
+
+    def user(self, user_id: int) -> UserRecord | None:
+        return _first(self._run.rows(self._q.user_by_id, {"id": user_id}))
+
+    def user_by_key(self, key: str) -> UserRecord | None:
+        """The user whose casefolded name is ``key``."""
+        return _first(self._run.rows(self._q.user_by_key, {"key": key}))
+
+    def user_names(self, ids: Iterable[int]) -> dict[int, str]:
+        return {u.id: u.name for u in (self.user(i) for i in set(ids)) if u is not None}
+
+    def insert_user(
+        self,
+        name: str,
+        key: str,
+        password_hash: str | None,
+        is_bot: bool,
+        now: datetime,
+        settings: JSONObject,
+    ) -> int:
+        """A new account; returns its id (:class:`ConflictError` if the key is taken)."""
+        found = self._run.rows(
+            self._q.insert_user,
+            {
+                "name": name,
+                "name_key": key,
+                "password_hash": password_hash,
+                "is_sysop": False,
+                "is_banned": False,
+                "is_bot": is_bot,
+                "settings": settings,
+                "created_at": now,
+                "last_login_at": None,
+            },
+        )
+        return found[0]
+
+    def save_user(self, user: UserRecord) -> None:
+        """Write the changeable columns of ``user`` (name, password, flags, settings,
+        last login) over its row."""
+        self._run.execute(
+            self._q.update_user,
+            {
+                "w_id": user.id,
+                "name": user.name,
+                "password_hash": user.password_hash,
+                "is_sysop": user.is_sysop,
+                "is_banned": user.is_banned,
+                "is_bot": user.is_bot,
+                "settings": user.settings,
+                "last_login_at": user.last_login_at,
+            },
+        )
+
+    # --- SSH keys and BBS identities ------------------------------------------------------
+
+    def key_owner(self, fingerprint: str) -> int | None:
+        return _first(self._run.rows(self._q.key_owner, {"fingerprint": fingerprint}))
+
+    def insert_key(
+        self,
+        user_id: int,
+        fingerprint: str,
+        key_type: str,
+        data: str,
+        comment: str,
+        now: datetime,
+    ) -> None:
+        self._run.execute(
+            self._q.insert_key,
+            {
+                "user_id": user_id,
+                "fingerprint": fingerprint,
+                "key_type": key_type,
+                "key_data": data,
+                "comment": comment,
+                "created_at": now,
+            },
+        )
+
+    def keys_of(self, user_id: int) -> list[KeyRecord]:
+        return self._run.rows(self._q.keys_of_user, {"user_id": user_id})
+
+    def delete_key(self, user_id: int, fingerprint: str) -> bool:
+        """Remove one of the user's keys; False if they had no such key."""
+        params = {"user_id": user_id, "fingerprint": fingerprint}
+        return self._run.execute(self._q.delete_key, params) > 0
+
+    def bbs_identity_user(self, tag: str, alias_key: str) -> int | None:
+        params = {"tag": tag, "alias_key": alias_key}
+        return _first(self._run.rows(self._q.bbs_identity_user, params))
+
+    def insert_bbs_identity(
+        self, tag: str, alias: str, alias_key: str, user_id: int, now: datetime
+    ) -> None:
+        self._run.execute(
+            self._q.insert_bbs_identity,
+            {"tag": tag, "alias": alias, "alias_key": alias_key, "user_id": user_id,
+             "created_at": now},
+        )  # fmt: skip
+
+    # --- games and seats ------------------------------------------------------------------
+
+    def insert_game(self, game: GameRecord) -> int:
+        """Store a new game (``game.id`` is ignored); returns its id."""
+        values = _game_values(game)
+        del values["id"]
+        return self._run.rows(self._q.insert_game, values)[0]
+
+    def game(self, game_id: int) -> GameRecord | None:
+        return _first(self._run.rows(self._q.game_by_id, {"id": game_id}))
+
+    def games(self, ids: Sequence[int]) -> list[GameRecord]:
+        """The games with these ids, in the order given (missing ones left out)."""
+        if not ids:
+            return []
+        found = {g.id: g for g in self._run.rows(self._q.games_by_ids, {"ids": list(ids)})}
+        return [found[i] for i in ids if i in found]
+
+    def seats(self, game_id: int) -> list[SeatRecord]:
+        """The game's seats in seat order."""
+        return self._run.rows(self._q.seats_of_game, {"game_id": game_id})
+
+    def seats_of(self, game_ids: Sequence[int]) -> dict[int, list[SeatRecord]]:
+        """The seats of several games, in seat order, by game id."""
+        out: dict[int, list[SeatRecord]] = {g: [] for g in game_ids}
+        if game_ids:
+            for s in self._run.rows(self._q.seats_of_games, {"ids": list(game_ids)}):
+                out[s.game_id].append(s)
+        return out
+
+    def save_game(self, game: GameRecord, expected_version: int) -> bool:
+        """The optimistic lock: write ``game``'s changeable columns with ``version =
+        expected_version + 1``, only if the stored version is still ``expected_version``;
+        False (nothing written) if someone else's change came first."""
+        params = {
+            "w_id": game.id,
+            "w_version": expected_version,
+            "new_version": expected_version + 1,
+            "status": game.status,
+            "snapshot": game.snapshot,
+            "to_act": game.to_act,
+            "deadline": game.deadline,
+            "updated_at": game.updated_at,
+            "finished_at": game.finished_at,
+            "summary": game.summary,
+            "outcome": game.outcome,
+            "last_seq": game.last_seq,
+        }
+        return self._run.execute(self._q.save_game, params) == 1
+
+    def insert_seats(self, seats: Sequence[SeatRecord]) -> None:
+        self._run.execute_many(
+            self._q.insert_seats,
+            [
+                {"game_id": s.game_id, "seat": s.seat, "kind": s.kind, "user_id": s.user_id,
+                 "bot_level": s.bot_level, "timeouts": s.timeouts,
+                 "last_seen_seq": s.last_seen_seq}
+                for s in seats
+            ],
+        )  # fmt: skip
+
+    def save_seat(self, seat: SeatRecord) -> None:
+        """Write who sits in ``seat`` and its timeouts (its last-seen mark moves only
+        through :meth:`mark_seen`)."""
+        self._run.execute(
+            self._q.update_seat,
+            {"w_game_id": seat.game_id, "w_seat": seat.seat, "kind": seat.kind,
+             "user_id": seat.user_id, "bot_level": seat.bot_level, "timeouts": seat.timeouts},
+        )  # fmt: skip
+
+    def mark_seen(self, game_id: int, user_id: int, seq: int) -> int:
+        """Move the user's last-seen mark in the game forward to ``seq`` (never back);
+        how many seats moved."""
+        params = {"w_game_id": game_id, "w_user_id": user_id, "seq": seq}
+        return self._run.execute(self._q.mark_seen, params)
+
+    def set_snapshot(self, game_id: int, snapshot: str) -> None:
+        """Overwrite a snapshot without touching the version (tests of ``door check``)."""
+        self._run.execute(self._q.set_snapshot, {"w_id": game_id, "snapshot": snapshot})
+
+    def all_game_ids(self) -> list[int]:
+        return self._run.rows(self._q.all_game_ids, {})
+
+    def overdue_games(self, now: datetime, limit: int = 500) -> list[OverdueGame]:
+        """Running games whose deadline is ``now`` or earlier, most overdue first."""
+        return self._run.rows(self._q.overdue_games, {"now": now, "limit": limit})
+
+    def list_games(
+        self,
+        which: ListWhich,
+        user_id: int | None,
+        kind: str | None,
+        offset: int,
+        limit: int,
+    ) -> tuple[list[GameRecord], int]:
+        """A page of one game list and the list's length (``door.services`` says what
+        each list holds)."""
+        count, page = self._q.lists[which, user_id is not None, kind is not None]
+        params: dict[str, object] = {"offset": offset, "limit": limit}
+        if user_id is not None:
+            params["user_id"] = user_id
+        if kind is not None:
+            params["kind"] = kind
+        total = self._run.rows(count, params)[0]
+        return self._run.rows(page, params), total
+
+    # --- the log --------------------------------------------------------------------------
+
+    def append_events(
+        self, game_id: int, first_seq: int, events: Sequence[NewEvent], now: datetime
+    ) -> None:
+        """Append ``events`` numbered from ``first_seq``, all made at ``now``
+        (:class:`ConflictError` if one of those numbers is taken: another action won)."""
+        self._run.execute_many(
+            self._q.insert_events,
+            [
+                {"game_id": game_id, "seq": seq, "seat": e.seat, "kind": e.kind,
+                 "payload": e.payload, "created_at": now}
+                for seq, e in enumerate(events, first_seq)
+            ],
+        )  # fmt: skip
+
+    def events(self, game_id: int, since_seq: int = 0) -> list[EventRecord]:
+        """The game's log after ``since_seq``, oldest first."""
+        return self._run.rows(self._q.events_since, {"game_id": game_id, "since": since_seq})
+
+    def seat_activity(self, user_id: int) -> list[SeatActivity]:
+        """Each of the user's seats with what happened in its game since it last looked."""
+        return self._run.rows(self._q.seat_activity, {"user_id": user_id})
+
+    # --- ratings --------------------------------------------------------------------------
+
+    def ratings(self, kind: str, user_ids: Sequence[int]) -> dict[int, RatingRecord]:
+        if not user_ids:
+            return {}
+        params = {"kind": kind, "ids": list(user_ids)}
+        return {r.user_id: r for r in self._run.rows(self._q.ratings_of, params)}
+
+    def save_rating(self, rating: RatingRecord, *, exists: bool) -> None:
+        """Write a rating: over its row if it ``exists``, else as a new row."""
+        values: dict[str, object] = {
+            "rating": rating.rating, "experience": rating.experience,
+            "wins": rating.wins, "losses": rating.losses,
+        }  # fmt: skip
+        if exists:
+            values.update(w_user_id=rating.user_id, w_kind=rating.kind)
+            self._run.execute(self._q.update_rating, values)
+        else:
+            values.update(user_id=rating.user_id, kind=rating.kind)
+            self._run.execute(self._q.insert_rating, values)
+
+    def rank_page(
+        self, kind: str, offset: int, limit: int, min_experience: int
+    ) -> list[RankedRating]:
+        """Players of ``kind`` by rating, best first (ties: more experience, then id)."""
+        params = {"kind": kind, "min_xp": min_experience, "offset": offset, "limit": limit}
+        return self._run.rows(self._q.rank_page, params)
+
+    def rank_of(
+        self, kind: str, user_id: int, min_experience: int
+    ) -> tuple[RankedRating, int] | None:
+        """The user's rating and place in the ``kind`` listing, or None if unlisted."""
+        found = _first(self._run.rows(self._q.ranked_user, {"kind": kind, "user_id": user_id}))
+        if found is None or found.experience < min_experience:
+            return None
+        ahead = self._run.rows(
+            self._q.ranked_ahead,
+            {"kind": kind, "min_xp": min_experience, "rating": found.rating,
+             "experience": found.experience, "user_id": user_id},
+        )[0]  # fmt: skip
+        return found, ahead + 1
+
+
+def _first(rows: list[T]) -> T | None:
+    return rows[0] if rows else None
+
+
+def _game_values(game: GameRecord) -> dict[str, object]:
+    return {
+        "id": game.id,
+        "kind": game.kind,
+        "options": game.options,
+        "status": game.status,
+        "snapshot": game.snapshot,
+        "version": game.version,
+        "to_act": game.to_act,
+        "deadline": game.deadline,
+        "deadline_hours": game.deadline_hours,
+        "hints_allowed": game.hints_allowed,
+        "created_by": game.created_by,
+        "created_at": game.created_at,
+        "updated_at": game.updated_at,
+        "finished_at": game.finished_at,
+        "summary": game.summary,
+        "outcome": game.outcome,
+        "last_seq": game.last_seq,
+    }
