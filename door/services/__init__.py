@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from door.services.accounts import Accounts
 from door.services.clock import Clock, SystemClock
-from door.services.games import GameService, StateCache
+from door.services.games import GameCache, GameService
 from door.services.notify import Hub, LocalHub, PgHub
 from door.services.ratings import Ratings
 from door.store.db import Database
@@ -99,8 +99,8 @@ async def build_services(
     services = Services(
         db=db,
         accounts=Accounts(db, clock),
-        # the game service's one cache: rules states by game and snapshot text
-        games=GameService(db, build_registry(), hub, clock, rng, states=StateCache()),
+        # the game service's one cache: games by (id, version, snapshot), see games/core.py
+        games=GameService(db, build_registry(), hub, clock, rng, cache=GameCache()),
         ratings=Ratings(db),
         hub=hub,
         clock=clock,

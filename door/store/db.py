@@ -26,9 +26,10 @@ The services write a transaction as a plain synchronous function of a
 from __future__ import annotations
 
 import asyncio
+import queue
 import sqlite3
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -174,42 +175,58 @@ def _upgrade_head(conn: Connection) -> None:
 
 
 class _SqliteThread:
-    """The database thread of an SQLite database and the connection it owns."""
+    """The database thread of an SQLite database and the connection it owns.
+
+    Jobs go to the thread through a queue and come back to the event loop with
+    ``call_soon_threadsafe``: the lightest hand-off there is (``run_in_executor`` adds a
+    ``concurrent.futures.Future`` and its callbacks to every transaction).
+    """
 
     def __init__(self, engine: Engine, queries: Queries) -> None:
         self.engine = engine
         self.queries = queries
         self.prepared = PreparedStatements(engine.dialect)
-        self._executor: ThreadPoolExecutor | None = ThreadPoolExecutor(
-            1, thread_name_prefix="door-db"
-        )
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
         # only ever touched on the database thread
         self._conn: Connection | None = None
         self._raw: sqlite3.Connection | None = None
 
-    def _executor_or_fail(self) -> ThreadPoolExecutor:
-        if self._executor is None:
-            raise RuntimeError("the database is closed")
-        return self._executor
-
     async def run(self, action: Action[T], write: bool) -> T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._executor_or_fail(), self._transaction, action, write
-        )
+        return await self._submit(lambda: self._transaction(action, write))
 
     async def run_sync(self, work: Callable[[Connection], T]) -> T:
+        return await self._submit(lambda: self._schema(work))
+
+    async def _submit(self, job: Callable[[], T]) -> T:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._serve, name="door-db", daemon=True)
+            self._thread.start()
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor_or_fail(), self._schema, work)
+        done: asyncio.Future[T] = loop.create_future()
+        self._jobs.put((job, loop, done))
+        return await done
 
     async def close(self) -> None:
-        executor, self._executor = self._executor, None
-        if executor is None:
-            return
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(executor, self._close)
-        executor.shutdown(wait=True)
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self._jobs.put(None)
+            await asyncio.to_thread(thread.join)
         self.engine.dispose()
+
+    def _serve(self) -> None:
+        while (item := self._jobs.get()) is not None:
+            job, loop, done = item
+            outcome: tuple[object, BaseException | None]
+            try:
+                outcome = (job(), None)
+            except BaseException as exc:  # handed to the waiting coroutine
+                outcome = (None, exc)
+            try:
+                loop.call_soon_threadsafe(_settle, done, *outcome)
+            except RuntimeError:  # that event loop is closed: nobody is waiting
+                pass
+        self._close()
 
     # --- on the database thread ------------------------------------------------------------
 
@@ -258,6 +275,18 @@ class _SqliteThread:
         if self._conn is not None:
             self._conn.close()
         self._conn = self._raw = None
+
+
+_Job = tuple[Callable[[], Any], asyncio.AbstractEventLoop, "asyncio.Future[Any]"]
+
+
+def _settle(done: asyncio.Future[Any], result: object, exc: BaseException | None) -> None:
+    if done.cancelled():
+        return  # the caller stopped waiting; the transaction ran (or failed) regardless
+    if exc is not None:
+        done.set_exception(exc)
+    else:
+        done.set_result(result)
 
 
 def _install_sqlite_hooks(engine: Engine, busy_timeout_ms: int) -> None:

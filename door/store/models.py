@@ -6,6 +6,7 @@ JSON columns hold plain data: user settings, game options, event payloads, outco
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,7 +24,9 @@ from sqlalchemy import (
     TypeDecorator,
     UniqueConstraint,
 )
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeEngine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING_CONVENTION = {
@@ -35,11 +38,35 @@ NAMING_CONVENTION = {
 }
 
 
+class _SqliteUTCText(sqlite.DATETIME):
+    """SQLite's DATETIME text ("YYYY-MM-DD HH:MM:SS.ffffff", what SQLAlchemy has always
+    written here), converted with ``datetime.isoformat``/``fromisoformat`` instead of the
+    dialect's %-formatting and regular expression: the same text, read and written about
+    five times faster (every move writes four times and reads four)."""
+
+    def bind_processor(self, dialect: Dialect) -> Callable[[Any], Any] | None:
+        def process(value: datetime | None) -> str | None:
+            return None if value is None else value.isoformat(" ", "microseconds")
+
+        return process
+
+    def result_processor(self, dialect: Dialect, coltype: object) -> Callable[[Any], Any] | None:
+        def process(value: str | None) -> datetime | None:
+            return None if value is None else datetime.fromisoformat(value)
+
+        return process
+
+
 class UTCDateTime(TypeDecorator[datetime]):
     """A datetime stored in UTC and returned timezone-aware on every backend."""
 
     impl = DateTime(timezone=True)
     cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        if dialect.name == "sqlite":
+            return dialect.type_descriptor(_SqliteUTCText())  # type: ignore[no-untyped-call]
+        return dialect.type_descriptor(DateTime(timezone=True))
 
     def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None:

@@ -92,8 +92,21 @@ def _game(v: Sequence[Any]) -> GameRecord:
     )  # fmt: skip
 
 
-def _seat(v: Sequence[Any]) -> SeatRecord:
+def seat_record(v: Sequence[Any]) -> SeatRecord:
     return SeatRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
+
+
+GAME_COLUMNS = 17  # the games table's columns, which lead each row of game_with_seats
+
+
+def game_and_seat(v: Sequence[Any]) -> tuple[GameRecord, SeatRecord | None]:
+    """A row of ``game_with_seats``: the game and one of its seats (None for a game
+    without seats)."""
+    return _game(v), None if v[GAME_COLUMNS] is None else seat_record(v[GAME_COLUMNS:])
+
+
+def _row(v: Sequence[Any]) -> Sequence[Any]:
+    return v
 
 
 def _event(v: Sequence[Any]) -> EventRecord:
@@ -214,17 +227,30 @@ class Queries:
             select(games).where(games.c.id.in_(p("ids", expanding=True))),
             _game,
         )
+        # one statement for a game and its seats: every action on a game starts here
+        self.game_with_seats = Query(
+            "game_with_seats",
+            select(games, *seats.c, users.c.name.label("user_name"))
+            .select_from(
+                games.outerjoin(seats, seats.c.game_id == games.c.id).outerjoin(
+                    users, users.c.id == seats.c.user_id
+                )
+            )
+            .where(games.c.id == p("id"))
+            .order_by(seats.c.seat),
+            _row,
+        )
         self.seats_of_game = Query(
             "seats_of_game",
             named_seats.where(seats.c.game_id == p("game_id")).order_by(seats.c.seat),
-            _seat,
+            seat_record,
         )
         self.seats_of_games = Query(
             "seats_of_games",
             named_seats.where(seats.c.game_id.in_(p("ids", expanding=True))).order_by(
                 seats.c.game_id, seats.c.seat
             ),
-            _seat,
+            seat_record,
         )
         # the optimistic lock: every changeable column, only over the version read
         self.save_game = _write(
@@ -232,7 +258,24 @@ class Queries:
             _update(games, "status", "snapshot", "to_act", "deadline", "updated_at",
                     "finished_at", "summary", "outcome", "last_seq")
             .values(version=p("new_version"))
-            .where(and_(games.c.id == p("w_id"), games.c.version == p("w_version"))),
+            .where(
+                and_(
+                    games.c.id == p("w_id"),
+                    games.c.version == p("w_version"),
+                    games.c.snapshot == p("w_snapshot"),
+                )
+            ),
+        )
+        # the same write, answering with one seat's last-seen mark as it stands (a move
+        # made on a cached game needs the mover's, and this saves reading the seats)
+        self.save_game_seen = Query(
+            "save_game_seen",
+            self.save_game.statement.returning(  # type: ignore[attr-defined]
+                select(seats.c.last_seen_seq)
+                .where(seats.c.game_id == games.c.id, seats.c.seat == p("w_seat"))
+                .scalar_subquery()
+            ),
+            _one_int,
         )
         self.insert_seats = _write(
             "insert_seats",

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TypeVar
 
-from door.store.queries import ListWhich, Queries
+from door.store.queries import GAME_COLUMNS, ListWhich, Queries, game_and_seat, seat_record
 from door.store.records import (
     EventRecord,
     GameRecord,
@@ -166,6 +166,17 @@ class Repository:
         found = {g.id: g for g in self._run.rows(self._q.games_by_ids, {"ids": list(ids)})}
         return [found[i] for i in ids if i in found]
 
+    def game_with_seats(self, game_id: int) -> tuple[GameRecord | None, list[SeatRecord]]:
+        """The game and its seats in seat order, in one statement; (None, []) if there is
+        no such game."""
+        rows = self._run.rows(self._q.game_with_seats, {"id": game_id})
+        if not rows:
+            return None, []
+        game, first = game_and_seat(rows[0])
+        seats = [] if first is None else [first]
+        seats += [seat_record(r[GAME_COLUMNS:]) for r in rows[1:]]
+        return game, seats
+
     def seats(self, game_id: int) -> list[SeatRecord]:
         """The game's seats in seat order."""
         return self._run.rows(self._q.seats_of_game, {"game_id": game_id})
@@ -178,13 +189,23 @@ class Repository:
                 out[s.game_id].append(s)
         return out
 
-    def save_game(self, game: GameRecord, expected_version: int) -> bool:
+    def save_game(
+        self, game: GameRecord, expected_version: int, expected_snapshot: str
+    ) -> bool:
         """The optimistic lock: write ``game``'s changeable columns with ``version =
-        expected_version + 1``, only if the stored version is still ``expected_version``;
-        False (nothing written) if someone else's change came first."""
-        params = {
+        expected_version + 1``, only if the stored game is still at ``expected_version``
+        with ``expected_snapshot``; False (nothing written) if anything else came first."""
+        params = self._save_params(game, expected_version, expected_snapshot)
+        return self._run.execute(self._q.save_game, params) == 1
+
+    @staticmethod
+    def _save_params(
+        game: GameRecord, expected_version: int, expected_snapshot: str
+    ) -> dict[str, object]:
+        return {
             "w_id": game.id,
             "w_version": expected_version,
+            "w_snapshot": expected_snapshot,
             "new_version": expected_version + 1,
             "status": game.status,
             "snapshot": game.snapshot,
@@ -196,7 +217,14 @@ class Repository:
             "outcome": game.outcome,
             "last_seq": game.last_seq,
         }
-        return self._run.execute(self._q.save_game, params) == 1
+
+    def save_game_seen(
+        self, game: GameRecord, expected_version: int, expected_snapshot: str, seat: int
+    ) -> int | None:
+        """:meth:`save_game`, answering with ``seat``'s last-seen mark as it stands; None
+        if nothing was written."""
+        params = {**self._save_params(game, expected_version, expected_snapshot), "w_seat": seat}
+        return _first(self._run.rows(self._q.save_game_seen, params))
 
     def insert_seats(self, seats: Sequence[SeatRecord]) -> None:
         self._run.execute_many(

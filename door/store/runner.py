@@ -214,19 +214,25 @@ class PreparedStatements:
 
     def __init__(self, dialect: Dialect) -> None:
         self.dialect = dialect
-        self._made: dict[tuple[int, tuple[tuple[str, int], ...]], Prepared] = {}
+        # a query without list parameters has one compiled form; one with them, one per
+        # length of each list. Keyed by the query object itself: the queries of a
+        # database live as long as it does.
+        self._single: dict[Query[Any], Prepared] = {}
+        self._shaped: dict[tuple[Query[Any], tuple[tuple[str, int], ...]], Prepared] = {}
 
     def get(self, query: Query[Any], params: Params) -> Prepared:
-        shape = tuple(
-            (k, len(v)) for k, v in params.items() if isinstance(v, list | tuple)
-        )
-        key = (id(query), shape)
-        found = self._made.get(key)
-        if found is None:
-            # ``id`` is safe as a key: the repository's queries live as long as this
-            # object, and the key's query is kept alive by the Queries that own it.
-            found = Prepared.compile(query.statement, self.dialect, dict(shape))
-            self._made[key] = found
+        found = self._single.get(query)
+        if found is not None:
+            return found
+        shape = tuple((k, len(v)) for k, v in params.items() if isinstance(v, list | tuple))
+        if shape:
+            found = self._shaped.get((query, shape))
+            if found is None:
+                found = Prepared.compile(query.statement, self.dialect, dict(shape))
+                self._shaped[query, shape] = found
+            return found
+        found = Prepared.compile(query.statement, self.dialect, {})
+        self._single[query] = found
         return found
 
 

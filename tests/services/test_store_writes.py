@@ -86,7 +86,7 @@ async def test_saving_a_game_at_its_version_writes_it_with_the_next_version(
         status="finished", finished_at=clock.now(),
         outcome={"winners": [0], "extra": {"é": [1.5, None]}},
     )  # fmt: skip
-    assert await db.transact(lambda repo: repo.save_game(changed, before.version)) is True
+    assert await db.transact(lambda repo: repo.save_game(changed, before.version, before.snapshot)) is True
     assert await game_record(db, snap.info.id) == replace(changed, version=before.version + 1)
 
 
@@ -96,7 +96,7 @@ async def test_saving_a_game_at_a_stale_version_changes_nothing(
     snap = await two_player_game(games, alice, bob)
     before = await game_record(db, snap.info.id)
     lost = replace(before, summary="lost")
-    assert await db.transact(lambda repo: repo.save_game(lost, before.version - 1)) is False
+    assert await db.transact(lambda repo: repo.save_game(lost, before.version - 1, before.snapshot)) is False
     assert await game_record(db, snap.info.id) == before
 
 

@@ -14,7 +14,7 @@ import secrets
 from collections.abc import Mapping
 
 from door.services.clock import Clock
-from door.services.games.core import AfterCommit, GameCore, StateCache
+from door.services.games.core import AfterCommit, GameCache, GameCore
 from door.services.games.deadlines import TIMEOUTS_TO_FORFEIT, Deadlines
 from door.services.games.history import History, apply_logged_event
 from door.services.games.lobby import (
@@ -51,7 +51,7 @@ __all__ = [
     "DEADLINE_MAX_HOURS", "DEADLINE_MIN_HOURS", "DEFAULT_DEADLINE_HOURS", "MAX_MOVE_TEXT",
     "TIMEOUTS_TO_FORFEIT", "AnyRules", "GameClosedError", "GameEvent", "GameInfo",
     "GameService", "GameSnapshot", "ListWhich", "LobbyError", "NotYourTurnError", "SeatInfo",
-    "SeatSpec", "StaleVersionError", "StateCache", "Status", "VisitSummary",
+    "SeatSpec", "StaleVersionError", "GameCache", "Status", "VisitSummary",
     "apply_logged_event", "dump_state", "load_state", "outcome_from_json", "outcome_to_json",
 ]  # fmt: skip
 
@@ -74,7 +74,7 @@ class GameService:
         clock: Clock,
         rng: random.Random | None = None,
         *,
-        states: StateCache | None = None,
+        cache: GameCache | None = None,
         default_deadline_hours: int = DEFAULT_DEADLINE_HOURS,
     ) -> None:
         self.db = db
@@ -85,7 +85,7 @@ class GameService:
             registry,
             clock,
             rng if rng is not None else secrets.SystemRandom(),
-            states if states is not None else StateCache(),
+            cache if cache is not None else GameCache(),
         )
         self.registry = self.core.registry
         self.notices = GameNotices(hub)

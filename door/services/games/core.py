@@ -8,10 +8,16 @@ the version they saw; if the game moved on meanwhile they get
 written. Chance events (dice, tile draws) are drawn here, with ``secrets`` by default, and
 logged, so the log replays without any RNG.
 
-The one cache of the game service is :class:`StateCache`: rules states by game and
-snapshot text. Reading a position ID back costs more than the database round trip; the
-text itself is part of the key, so a changed (or tampered) snapshot is always read afresh
-and an entry can never be stale.
+The one cache of the game service is :class:`GameCache`: each game as this process last
+read or wrote it, with its rules state, keyed by (game, version, snapshot text). What a
+game holds at one version never changes (every write of a ``games`` row moves its
+version, and its seats change only together with it), so an entry can never be stale;
+only the seats' last-seen marks move without a new version, and they are always read
+afresh. A move at the version its entry has skips reading the game at all: the versioned
+write (``WHERE version = … AND snapshot = …``) proves the entry was the game, or writes
+nothing, in which case the move reads the game and runs again. Reading a position ID
+back costs more than the database round trip, so every other read of a game takes its
+rules state from the entry too when version and snapshot match.
 """
 
 from __future__ import annotations
@@ -41,49 +47,66 @@ from door.services.games.model import (
     outcome_to_json,
 )
 from door.store.db import Database
-from door.store.records import GameRecord, NewEvent, SeatRecord
+from door.store.records import GameRecord, GameStatus, JSONObject, NewEvent, SeatRecord
 from door.store.repository import ConflictError, Repository
 
 T = TypeVar("T")
 
 MAX_CHANCE_CHAIN = 1000  # a rules bug must not hang a transaction
-STATE_CACHE_SIZE = 4096
+GAME_CACHE_SIZE = 4096
 
 
 class Stale(Exception):
     """Internal: the versioned write found someone else's change first."""
 
 
-class StateCache:
-    """Rules states by (game id, snapshot text), the least recently used forgotten first.
+class Unconfirmed(Exception):
+    """Internal: a move made on a cached game found the game changed; read it and run
+    the move again."""
 
-    Built once per process by :func:`door.services.build_services`. Its entries are read
-    and written inside transactions (on SQLite all on the database thread; the lock is
-    for PostgreSQL's and the tests' event loops sharing one).
+
+class GameCache:
+    """Games as this process last read or wrote them, by (game, version, snapshot text),
+    the least recently used forgotten first (see the module docstring).
+
+    Built once per process by :func:`door.services.build_services`. Used inside
+    transactions (on SQLite all on the database thread; the lock is for PostgreSQL's and
+    the tests' event loops).
     """
 
-    def __init__(self, size: int = STATE_CACHE_SIZE) -> None:
+    def __init__(self, size: int = GAME_CACHE_SIZE) -> None:
         self._size = size
-        self._states: OrderedDict[int, tuple[str, Any]] = OrderedDict()
+        self._games: OrderedDict[int, Loaded] = OrderedDict()
         self._lock = threading.Lock()
 
-    def state(self, rules: AnyRules, game_id: int, text: str, options: Mapping[str, Any]) -> Any:
-        """The state the snapshot ``text`` of game ``game_id`` describes."""
+    def at(self, game_id: int, version: int) -> Loaded | None:
+        """The game at ``version``, if this process holds it (not yet confirmed by the
+        database: the versioned write does that)."""
         with self._lock:
-            hit = self._states.get(game_id)
-        if hit is not None and hit[0] == text:
-            return hit[1]
-        state = load_state(rules, text, options)
-        self.remember(game_id, text, state)
-        return state
+            hit = self._games.get(game_id)
+        if hit is None or hit.game.version != version:
+            return None
+        return hit
 
-    def remember(self, game_id: int, text: str, state: Any) -> None:
-        """Keep ``state`` as what ``text`` describes (a state just written)."""
+    def state(self, rules: AnyRules, game: GameRecord) -> Any:
+        """The rules state of ``game`` as read from the database."""
         with self._lock:
-            self._states[game_id] = (text, state)
-            self._states.move_to_end(game_id)
-            while len(self._states) > self._size:
-                self._states.popitem(last=False)
+            hit = self._games.get(game.id)
+        if hit is not None and hit.game.version == game.version and hit.game.snapshot == game.snapshot:
+            return hit.state
+        return load_state(rules, game.snapshot, game.options)
+
+    def keep(self, loaded: Loaded) -> None:
+        """Remember ``loaded`` (made with ``confirmed=False``) as the game at its version."""
+        with self._lock:
+            self._games[loaded.game.id] = loaded
+            self._games.move_to_end(loaded.game.id)
+            while len(self._games) > self._size:
+                self._games.popitem(last=False)
+
+    def forget(self, game_id: int) -> None:
+        with self._lock:
+            self._games.pop(game_id, None)
 
 
 @dataclass(frozen=True)
@@ -94,6 +117,9 @@ class Loaded:
     seats: tuple[SeatRecord, ...]
     rules: AnyRules
     state: Any
+    confirmed: bool = True
+    """False for a game taken from the cache whose version the database has not yet
+    confirmed (its seats' last-seen marks may be behind)."""
 
     def seat(self, number: int) -> SeatRecord:
         return next(s for s in self.seats if s.seat == number)
@@ -122,13 +148,13 @@ class GameCore:
         registry: Mapping[str, AnyRules],
         clock: Clock,
         rng: random.Random,
-        states: StateCache,
+        cache: GameCache,
     ) -> None:
         self.db = db
         self.registry = dict(registry)
         self.clock = clock
         self.rng = rng
-        self.states = states
+        self.cache = cache
 
     def rules_for(self, kind: str) -> AnyRules:
         """The rules of ``kind``; ``LobbyError`` if there is no such game."""
@@ -155,14 +181,22 @@ class GameCore:
 
     def load(self, repo: Repository, game_id: int) -> Loaded:
         """The game and its state; ``LobbyError`` if there is none (or of an unknown kind)."""
-        game = repo.game(game_id) if 0 < game_id < 2**63 else None
+        game, seats = repo.game_with_seats(game_id) if 0 < game_id < 2**63 else (None, [])
         if game is None:
             raise LobbyError(f"there is no game {game_id}")
         rules = self.registry.get(game.kind)
         if rules is None:
             raise LobbyError(f"game {game_id} is of a kind this server does not know")
-        state = self.states.state(rules, game_id, game.snapshot, game.options)
-        return Loaded(game, tuple(repo.seats(game_id)), rules, state)
+        state = self.cache.state(rules, game)
+        self.cache.keep(Loaded(game, tuple(seats), rules, state, confirmed=False))
+        return Loaded(game, tuple(seats), rules, state)
+
+    def load_at(self, repo: Repository, game_id: int, version: int) -> Loaded:
+        """The game for a move made at ``version``: from the cache when it holds that
+        version (unconfirmed until the move's versioned write), else read."""
+        found = self.cache.at(game_id, version)
+        return found if found is not None else self.load(repo, game_id)
+
 
     def check_active(self, game: GameRecord) -> None:
         if game.status == "open":
@@ -194,11 +228,31 @@ class GameCore:
         except ConflictError:
             raise Stale() from None
 
-    def save(self, repo: Repository, game: GameRecord) -> GameRecord:
-        """Write ``game`` over the version it was read at; the record as stored."""
-        if not repo.save_game(game, game.version):
+    def save(self, repo: Repository, game: GameRecord, was: GameRecord) -> GameRecord:
+        """Write ``game`` (its version one past ``was``'s) over the game as it was read
+        (``was``); ``Stale`` if someone else's change came first."""
+        if not repo.save_game(game, was.version, was.snapshot):
             raise Stale()
-        return replace(game, version=game.version + 1)
+        return game
+
+    def save_loaded(
+        self, repo: Repository, game: GameRecord, loaded: Loaded, seat: int | None
+    ) -> tuple[SeatRecord, ...]:
+        """Write ``game`` over ``loaded``'s game; the seats as they stand after. A game
+        from the cache (unconfirmed) that is not the stored one any more raises
+        ``Unconfirmed``; for it, ``seat``'s last-seen mark is read back with the write."""
+        was = loaded.game
+        if loaded.confirmed or seat is None:
+            if not repo.save_game(game, was.version, was.snapshot):
+                raise Stale() if loaded.confirmed else Unconfirmed()
+            return loaded.seats
+        seen = repo.save_game_seen(game, was.version, was.snapshot, seat)
+        if seen is None:
+            raise Unconfirmed()
+        return tuple(
+            replace(s, last_seen_seq=seen) if s.seat == seat and s.last_seen_seq != seen else s
+            for s in loaded.seats
+        )
 
     def commit(
         self,
@@ -210,9 +264,11 @@ class GameCore:
         change: Change,
         *,
         starting: bool = False,
+        mover: int | None = None,
     ) -> Loaded:
         """Draw pending chance, write the new snapshot (versioned), append the events and,
-        if the game is over, the ratings; returns the game as written."""
+        if the game is over, the ratings; returns the game as written (with ``mover``'s
+        seat's last-seen mark as it stands, when ``loaded`` came from the cache)."""
         rules, game = loaded.rules, loaded.game
         logged = list(events)
         for _ in range(MAX_CHANCE_CHAIN):
@@ -226,34 +282,33 @@ class GameCore:
         change.events += len(logged)
         outcome = rules.outcome(state)
         snapshot = dump_state(rules, state)
-        new = replace(
-            game,
-            snapshot=snapshot,
-            last_seq=game.last_seq + len(logged),
-            updated_at=now,
-            summary=rules.describe(state),
-            status="active" if starting else game.status,
-        )
         if outcome is not None:
-            new = replace(
-                new, status="finished", to_act=None, deadline=None, finished_at=now,
-                outcome=outcome_to_json(outcome),
-            )  # fmt: skip
             change.finished = True
+            status: GameStatus = "finished"
+            to_act, deadline = None, None
+            finished_at: datetime | None = now
+            outcome_json: JSONObject | None = outcome_to_json(outcome)
         else:
-            new = replace(
-                new, to_act=rules.to_act(state), deadline=now + timedelta(hours=game.deadline_hours)
-            )
+            status = "active" if starting else game.status
+            to_act, deadline = rules.to_act(state), now + timedelta(hours=game.deadline_hours)
+            finished_at, outcome_json = game.finished_at, game.outcome
+        new = replace(
+            game, snapshot=snapshot, last_seq=game.last_seq + len(logged), updated_at=now,
+            summary=rules.describe(state), status=status, to_act=to_act, deadline=deadline,
+            finished_at=finished_at, outcome=outcome_json, version=game.version + 1,
+        )  # fmt: skip
         # The versioned UPDATE comes first: it takes the row lock, so a concurrent action
         # waits here and then finds the version moved on, instead of colliding on the
         # events' primary key.
-        stored = self.save(repo, new)
+        seats = self.save_loaded(repo, new, loaded, mover)
         self.append(repo, game.id, game.last_seq + 1, logged, now)
         if outcome is not None:
             users = [s.user_id for s in sorted(loaded.seats, key=lambda s: s.seat)]
             rating_rules.record_result(repo, game.kind, game.options, users, outcome)
-        self.states.remember(game.id, snapshot, state)
-        return Loaded(stored, loaded.seats, rules, state)
+        # what the next move at this version starts from (confirmed by its own write)
+        written = Loaded(new, seats, rules, state, confirmed=False)
+        self.cache.keep(written)
+        return written
 
     def info(self, game: GameRecord, seats: Sequence[SeatRecord]) -> GameInfo:
         return GameInfo(

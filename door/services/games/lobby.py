@@ -164,7 +164,8 @@ class Lobby:
             if user.is_banned:
                 raise LobbyError("your account is banned")
             chosen = _seat_to_join(loaded, user_id, seat)
-            stored = core.save(repo, replace(game, last_seq=game.last_seq + 1, updated_at=now))
+            joined = replace(game, last_seq=game.last_seq + 1, updated_at=now, version=game.version + 1)
+            stored = core.save(repo, joined, game)
             repo.save_seat(replace(chosen, kind="user", user_id=user_id))
             event = NewEvent(chosen.seat, "system", {"action": "join"})
             core.append(repo, game_id, stored.last_seq, [event], now)
@@ -198,10 +199,10 @@ class Lobby:
             if not mine:
                 raise LobbyError("you have no seat in that game")
             gone = mine[0]
-            new = replace(game, last_seq=game.last_seq + 1, updated_at=now)
+            new = replace(game, last_seq=game.last_seq + 1, updated_at=now, version=game.version + 1)
             if not any(s.kind == "user" and s.user_id != user_id for s in loaded.seats):
                 new = replace(new, status="abandoned", finished_at=now, summary="abandoned")
-            stored = core.save(repo, new)
+            stored = core.save(repo, new, game)
             repo.save_seat(replace(gone, kind="open", user_id=None))
             event = NewEvent(gone.seat, "system", {"action": "leave"})
             core.append(repo, game_id, stored.last_seq, [event], now)

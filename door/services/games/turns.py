@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from door.games.base import InvalidMoveError
-from door.services.games.core import Change, GameCore
+from door.services.games.core import Change, GameCore, Loaded, Unconfirmed
 from door.services.games.lobby import Lobby
 from door.services.games.model import GameSnapshot, NotYourTurnError, StaleVersionError
 from door.services.games.notices import GameNotices
@@ -36,17 +36,27 @@ class Turns:
         now = core.clock.now()
         change = Change(game_id, moved=True, actor=user_id)
 
-        def action(repo: Repository) -> GameSnapshot:
-            loaded = core.load(repo, game_id)
+        def move(repo: Repository, loaded: Loaded) -> GameSnapshot:
             core.check_active(loaded.game)
             if loaded.game.version != expected_version:
                 raise StaleVersionError(core.snapshot(loaded, user_id))
             seat = core.seat_to_act(loaded, user_id)
             rules, state = loaded.rules, loaded.state
-            move = rules.parse_move(state, text)
-            event = NewEvent(seat, "move", {"move": rules.format_move(state, move)})
-            loaded = core.commit(repo, loaded, rules.apply(state, move), [event], now, change)
+            parsed = rules.parse_move(state, text)
+            event = NewEvent(seat, "move", {"move": rules.format_move(state, parsed)})
+            after = rules.apply(state, parsed)
+            loaded = core.commit(repo, loaded, after, [event], now, change, mover=seat)
             return core.snapshot(loaded, user_id)
+
+        def action(repo: Repository) -> GameSnapshot:
+            change.events, change.finished = 0, False  # this try's (a retry starts anew)
+            try:
+                return move(repo, core.load_at(repo, game_id, expected_version))
+            except Unconfirmed:
+                # the cached game was not the game any more: nothing was written
+                core.cache.forget(game_id)
+                change.events, change.finished = 0, False
+                return move(repo, core.load(repo, game_id))
 
         snapshot = await core.run(game_id, action, user_id)
         self.notices.after_commit(snapshot, change)
