@@ -69,7 +69,7 @@ def test_a_recorded_game_reviews_to_the_recorded_figures(
     assert review.engine == engine_name
     got, want = leaves(figures(review)), leaves(GOLDEN["reviews"][case])
     assert len(got) == len(want)
-    for g, w in zip(got, want):
+    for g, w in zip(got, want, strict=True):
         if isinstance(w, float):
             assert g == pytest.approx(w, rel=1e-9, abs=1e-12)
         else:
