@@ -481,13 +481,12 @@ class BotRunner:
         game_id, _, worst = key
         try:
             events = await self.services.games.events(game_id)
-            log_items = [(e.kind, e.seat, e.payload) for e in events]
 
             def analyse() -> bgengine.GameReview:
                 # The engine is built here, off the event loop: with lazy loading the
                 # first review may be what loads the networks.
                 engine = self.brains.engine("bg-expert")
-                return bgengine.review_log(engine, options, log_items, worst=worst)
+                return bgengine.review_log(engine, options, events, worst=worst)
 
             # One review at a time: each takes seconds of CPU, and the bots' moves must
             # not queue behind several of them.

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from door.games.replay import Event
 from door.services.bgengine import BgEngine, GameReview, has_bgsage, review_log
 
 GOLDEN = json.loads((Path(__file__).parent / "data" / "review_golden.json").read_text())
@@ -64,7 +65,7 @@ def test_a_recorded_game_reviews_to_the_recorded_figures(
     if engine_name not in engines:
         pytest.skip("bgsage is not installed here")
     recorded = GOLDEN["games"][game]
-    events = [(kind, seat, payload) for kind, seat, payload in recorded["events"]]
+    events = [Event(kind, seat, payload) for kind, seat, payload in recorded["events"]]
     review = review_log(engines[engine_name], recorded["options"], events)
     assert review.engine == engine_name
     got, want = leaves(figures(review)), leaves(GOLDEN["reviews"][case])
