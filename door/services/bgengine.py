@@ -43,7 +43,7 @@ from door.games.backgammon.position import (
     BackgammonState,
 )
 from door.games.backgammon.rules import BackgammonRules
-from door.games.replay import LoggedEvent, Step, replay
+from door.games.replay import LoggedEvent, replay
 
 BG_LEVELS: tuple[tuple[str, str], ...] = (
     ("bg-beginner", "Beginner: plays by feel and makes a fair number of mistakes"),
@@ -665,7 +665,7 @@ def review_log(
         if key == (MOVING, "play"):
             plays[seat] += 1
         scorer = _SCORERS.get(key)
-        scored = scorer(engine, step) if scorer is not None else None
+        scored = scorer(engine, before, step.after, move) if scorer is not None else None
         if scored is None:
             continue
         losses[seat].append(scored.loss)
@@ -694,9 +694,6 @@ _MISTAKE_ABOVE = 0.0005
 # The review's name for the doubler's answer to a beaver (a DOUBLED state, beavered).
 _BEAVERED = "beavered"
 
-ReviewStep = Step[BackgammonState, BgMove, LoggedEvent]
-
-
 @dataclass(frozen=True)
 class Scored:
     """One scored decision: the equity given away (per unit cube, >= 0), what was played
@@ -722,16 +719,17 @@ def _choice(played: str, chose: str, options: dict[str, float]) -> Scored:
     return Scored(max(0.0, options[best] - options[chose]), played, best)
 
 
-def _score_play(engine: BgEngine, step: ReviewStep) -> Scored | None:
+def _score_play(
+    engine: BgEngine, state: BackgammonState, after: BackgammonState, move: BgMove
+) -> Scored | None:
     """A checker play against the best play (None when the roll left no choice)."""
-    rules, state, move = engine.rules, step.before, step.move
-    assert move is not None
-    ranked = engine.rank_plays(state, also=step.after)
+    rules = engine.rules
+    ranked = engine.rank_plays(state, also=after)
     if len(ranked) <= 1:
         return None
     best = ranked[0]
     played_eq = next(
-        (r.equity for r in ranked if rules.apply(state, r.move).board == step.after.board),
+        (r.equity for r in ranked if rules.apply(state, r.move).board == after.board),
         best.equity,
     )
     return Scored(
@@ -742,35 +740,38 @@ def _score_play(engine: BgEngine, step: ReviewStep) -> Scored | None:
     )
 
 
-def _score_cube(engine: BgEngine, step: ReviewStep) -> Scored | None:
+def _score_cube(
+    engine: BgEngine, state: BackgammonState, after: BackgammonState, move: BgMove
+) -> Scored | None:
     """Double or roll on, against the better of the two (None far from any doubling
     window, where rolling on is no decision)."""
-    assert step.move is not None
-    action = step.move.action
-    if action == "roll" and not engine.is_cube_decision(step.before):
+    if move.action == "roll" and not engine.is_cube_decision(state):
         return None
-    nd, dt, dp, _, _ = engine.cube_analysis(step.before)
-    return _choice(action, action, {"roll": nd, "double": min(dt, dp)})
+    nd, dt, dp, _, _ = engine.cube_analysis(state)
+    return _choice(move.action, move.action, {"roll": nd, "double": min(dt, dp)})
 
 
-def _score_take(engine: BgEngine, step: ReviewStep) -> Scored:
+def _score_take(
+    engine: BgEngine, state: BackgammonState, after: BackgammonState, move: BgMove
+) -> Scored:
     """Take (or beaver) or drop a double, from the doubled seat's view: taking is worth
     -dt, dropping -dp."""
-    assert step.move is not None
-    action = step.move.action
-    _, dt, dp, _, _ = engine.cube_analysis(step.before)
-    chose = "drop" if action == "drop" else "take"
-    return _choice(action, chose, {"take": -dt, "drop": -dp})
+    _, dt, dp, _, _ = engine.cube_analysis(state)
+    chose = "drop" if move.action == "drop" else "take"
+    return _choice(move.action, chose, {"take": -dt, "drop": -dp})
 
 
-def _score_beaver_take(engine: BgEngine, step: ReviewStep) -> Scored:
+def _score_beaver_take(
+    engine: BgEngine, state: BackgammonState, after: BackgammonState, move: BgMove
+) -> Scored:
     """The doubler's take or drop of a beaver (dropping is worth -1)."""
-    assert step.move is not None
-    action = step.move.action
-    return _choice(action, action, {"drop": -1.0, "take": engine.beaver_take_worth(step.before)})
+    worth = engine.beaver_take_worth(state)
+    return _choice(move.action, move.action, {"drop": -1.0, "take": worth})
 
 
-Scorer = Callable[[BgEngine, ReviewStep], "Scored | None"]
+Scorer = Callable[[BgEngine, BackgammonState, BackgammonState, BgMove], Scored | None]
+"""Scores one decision: (engine, state before, state after, the move made) → the loss,
+or None when it was no real choice."""
 
 _SCORERS: dict[tuple[str, str], Scorer] = {
     (MOVING, "play"): _score_play,
@@ -782,5 +783,5 @@ _SCORERS: dict[tuple[str, str], Scorer] = {
     (_BEAVERED, "take"): _score_beaver_take,
     (_BEAVERED, "drop"): _score_beaver_take,
 }
-"""How each decision a review scores is scored, by (phase, action); the others (a
-resignation, its answer, a forced roll) are not decisions the review counts."""
+"""The scorer of each decision a review counts, by (phase, action); other actions (a
+resignation and its answer) are not counted."""
