@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib
 import random
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +43,7 @@ from door.games.backgammon.position import (
     BackgammonState,
 )
 from door.games.backgammon.rules import BackgammonRules
+from door.games.replay import LoggedEvent, replay
 
 BG_LEVELS: tuple[tuple[str, str], ...] = (
     ("bg-beginner", "Beginner: plays by feel and makes a fair number of mistakes"),
@@ -252,7 +253,7 @@ class BgEngine:
         if phase == DOUBLED and state.beavered:
             # The doubler answers a beaver: play on for twice the (already doubled)
             # cube, which the beaverer keeps, or give up the doubled cube now.
-            return TAKE if self._beaver_take_worth(state) > -1.0 else DROP
+            return TAKE if self.beaver_take_worth(state) > -1.0 else DROP
         if phase == DOUBLED:
             take, beaver = self._take_decision(state)
             if beaver and BEAVER in legal:
@@ -497,7 +498,7 @@ class BgEngine:
         r = self._quick.post_move_analytics(opp_view)
         return 1.0 - float(r.probs.win)
 
-    def _beaver_take_worth(self, state: BackgammonState) -> float:
+    def beaver_take_worth(self, state: BackgammonState) -> float:
         """What taking a beaver is worth to the doubler (on roll), per unit of the current
         (beavered) cube: twice his no-double equity with the beaverer owning the cube;
         dropping is worth -1."""
@@ -565,7 +566,7 @@ class BgEngine:
                 rows.reverse()
             return [(m, f"{e:+.3f}") for m, e in rows[:n]]
         if phase == DOUBLED and state.beavered:
-            worth = self._beaver_take_worth(state)
+            worth = self.beaver_take_worth(state)
             rows3 = sorted([("take", worth), ("drop", -1.0)], key=lambda r: -r[1])
             return [(m, f"{e:+.3f}") for m, e in rows3[:n]]
         if phase == DOUBLED:
@@ -641,104 +642,146 @@ def rating_for(error_rate: float) -> str:
 
 def review_log(
     engine: BgEngine,
-    options: dict[str, Any],
-    events: Sequence[tuple[str, int | None, dict[str, Any]]],
+    options: Mapping[str, Any],
+    events: Iterable[LoggedEvent],
     *,
     worst: int = 5,
 ) -> GameReview:
-    """Review a backgammon log: ``events`` are ``(kind, seat, payload)`` as the game
-    service stores them (``move`` / ``chance`` / ``system``). Every checker play with a
-    choice and every cube decision is scored against the engine's best.
+    """Review a backgammon log: ``events`` as the game service stores them (``kind``,
+    ``seat``, ``payload``; see :mod:`door.games.replay`). Every checker play with a choice
+    and every cube decision is scored against the engine's best (see ``_SCORERS``).
 
-    ``ValueError`` if the log does not replay.
+    :class:`~door.games.replay.ReplayError` (a ``ValueError``) if the log does not replay.
     """
     rules = engine.rules
-    state = rules.new_game(2, options)
     losses: dict[int, list[float]] = {0: [], 1: []}
     mistakes: list[Mistake] = []
-    move_no = {0: 0, 1: 0}
-    for kind, seat, payload in events:
-        if kind == "move" and seat is not None:
-            move = rules.parse_move(state, str(payload["move"]))
-            if move.action == "play" and state.phase == MOVING:
-                move_no[seat] += 1
-                after = rules.apply(state, move)
-                ranked = engine.rank_plays(state, also=after)
-                if len(ranked) > 1:
-                    key = after.board
-                    best = ranked[0]
-                    played_eq = best.equity
-                    for r in ranked:
-                        if rules.apply(state, r.move).board == key:
-                            played_eq = r.equity
-                            break
-                    loss = max(0.0, best.equity - played_eq)
-                    losses[seat].append(loss)
-                    if loss > 0.0005:
-                        mistakes.append(
-                            Mistake(
-                                seat,
-                                move_no[seat],
-                                state.dice,
-                                rules.format_move(state, move),
-                                rules.format_move(state, best.move),
-                                loss,
-                            )
-                        )
-            elif state.phase == DECIDE and (
-                move.action == "double"
-                or (move.action == "roll" and engine.is_cube_decision(state))
-            ):
-                nd, dt, dp, _, _ = engine.cube_analysis(state)
-                doubled_eq = min(dt, dp)
-                best_eq = max(nd, doubled_eq)
-                got = doubled_eq if move.action == "double" else nd
-                loss = max(0.0, best_eq - got)
-                losses[seat].append(loss)
-                if loss > 0.0005:
-                    best_word = "double" if doubled_eq > nd else "roll"
-                    mistakes.append(
-                        Mistake(seat, move_no[seat] + 1, None, move.action, best_word, loss)
-                    )
-            elif move.action in ("take", "drop") and state.phase == DOUBLED and state.beavered:
-                worth = engine._beaver_take_worth(state)
-                got = worth if move.action == "take" else -1.0
-                loss = max(0.0, max(worth, -1.0) - got)
-                losses[seat].append(loss)
-                if loss > 0.0005:
-                    best_word = "take" if worth > -1.0 else "drop"
-                    mistakes.append(
-                        Mistake(seat, move_no[seat] + 1, None, move.action, best_word, loss)
-                    )
-            elif move.action in ("take", "drop", "beaver") and state.phase == DOUBLED:
-                nd, dt, dp, _, _ = engine.cube_analysis(state)
-                # The doubled seat's equities: take -dt, drop -dp.
-                took = move.action != "drop"
-                got = -dt if took else -dp
-                best_eq = max(-dt, -dp)
-                loss = max(0.0, best_eq - got)
-                losses[seat].append(loss)
-                if loss > 0.0005:
-                    best_word = "take" if -dt >= -dp else "drop"
-                    mistakes.append(
-                        Mistake(seat, move_no[seat] + 1, None, move.action, best_word, loss)
-                    )
-            state = rules.apply(state, move)
-        elif kind == "chance":
-            state = rules.apply_chance(state, rules.chance_from_json(payload["chance"]))
-        elif kind == "system":
-            action = payload.get("action")
-            if action == "timeout":
-                state = rules.on_timeout(state)
-            elif action == "forfeit" and seat is not None:
-                state = rules.forfeit(state, seat, str(payload.get("reason", "forfeit")))
-    players = []
-    for seat in (0, 1):
-        ls = losses[seat]
-        total = sum(ls)
-        rate = 1000.0 * total / len(ls) if ls else 0.0
-        mine = sorted((m for m in mistakes if m.seat == seat), key=lambda m: -m.loss)
-        players.append(
-            PlayerReview(seat, len(ls), total, rate, rating_for(rate), tuple(mine[:worst]))
-        )
-    return GameReview(engine.engine, tuple(players))
+    plays = {0: 0, 1: 0}  # each seat's checker plays so far
+    for step in replay(rules, rules.new_game(2, options), events):
+        seat, move, before = step.event.seat, step.move, step.before
+        if seat is None or move is None:
+            continue  # chance and system events are nobody's decision
+        key = (_review_phase(before), move.action)
+        if key == (MOVING, "play"):
+            plays[seat] += 1
+        scorer = _SCORERS.get(key)
+        scored = scorer(engine, before, step.after, move) if scorer is not None else None
+        if scored is None:
+            continue
+        losses[seat].append(scored.loss)
+        if scored.loss > _MISTAKE_ABOVE:
+            # A cube decision belongs to the seat's next checker play.
+            number = plays[seat] if key == (MOVING, "play") else plays[seat] + 1
+            mistakes.append(
+                Mistake(seat, number, scored.dice, scored.played, scored.best, scored.loss)
+            )
+    players = tuple(_player_review(seat, losses[seat], mistakes, worst) for seat in (0, 1))
+    return GameReview(engine.engine, players)
+
+
+def _player_review(
+    seat: int, losses: list[float], mistakes: list[Mistake], worst: int
+) -> PlayerReview:
+    """One seat's figures from the loss of each of its decisions."""
+    total = sum(losses)
+    rate = 1000.0 * total / len(losses) if losses else 0.0
+    mine = sorted((m for m in mistakes if m.seat == seat), key=lambda m: -m.loss)
+    return PlayerReview(seat, len(losses), total, rate, rating_for(rate), tuple(mine[:worst]))
+
+
+# A loss this small is the engine's rounding, not a mistake.
+_MISTAKE_ABOVE = 0.0005
+# The review's name for the doubler's answer to a beaver (a DOUBLED state, beavered).
+_BEAVERED = "beavered"
+
+@dataclass(frozen=True)
+class Scored:
+    """One scored decision: the equity given away (per unit cube, >= 0), what was played
+    and what the engine prefers (in notation), and the dice of a checker play."""
+
+    loss: float
+    played: str
+    best: str
+    dice: tuple[int, int] | None = None
+
+
+def _review_phase(state: BackgammonState) -> str:
+    """The state's phase, with the doubler's answer to a beaver told apart."""
+    if state.phase == DOUBLED and state.beavered:
+        return _BEAVERED
+    return state.phase
+
+
+def _choice(played: str, chose: str, options: dict[str, float]) -> Scored:
+    """A choice between named options, each worth ``options[name]`` to the seat, that
+    chose ``chose`` (played as ``played``); the best is the first of the highest."""
+    best = max(options, key=lambda name: options[name])
+    return Scored(max(0.0, options[best] - options[chose]), played, best)
+
+
+def _score_play(
+    engine: BgEngine, state: BackgammonState, after: BackgammonState, move: BgMove
+) -> Scored | None:
+    """A checker play against the best play (None when the roll left no choice)."""
+    rules = engine.rules
+    ranked = engine.rank_plays(state, also=after)
+    if len(ranked) <= 1:
+        return None
+    best = ranked[0]
+    played_eq = next(
+        (r.equity for r in ranked if rules.apply(state, r.move).board == after.board),
+        best.equity,
+    )
+    return Scored(
+        max(0.0, best.equity - played_eq),
+        rules.format_move(state, move),
+        rules.format_move(state, best.move),
+        state.dice,
+    )
+
+
+def _score_cube(
+    engine: BgEngine, state: BackgammonState, after: BackgammonState, move: BgMove
+) -> Scored | None:
+    """Double or roll on, against the better of the two (None far from any doubling
+    window, where rolling on is no decision)."""
+    if move.action == "roll" and not engine.is_cube_decision(state):
+        return None
+    nd, dt, dp, _, _ = engine.cube_analysis(state)
+    return _choice(move.action, move.action, {"roll": nd, "double": min(dt, dp)})
+
+
+def _score_take(
+    engine: BgEngine, state: BackgammonState, after: BackgammonState, move: BgMove
+) -> Scored:
+    """Take (or beaver) or drop a double, from the doubled seat's view: taking is worth
+    -dt, dropping -dp."""
+    _, dt, dp, _, _ = engine.cube_analysis(state)
+    chose = "drop" if move.action == "drop" else "take"
+    return _choice(move.action, chose, {"take": -dt, "drop": -dp})
+
+
+def _score_beaver_take(
+    engine: BgEngine, state: BackgammonState, after: BackgammonState, move: BgMove
+) -> Scored:
+    """The doubler's take or drop of a beaver (dropping is worth -1)."""
+    worth = engine.beaver_take_worth(state)
+    return _choice(move.action, move.action, {"drop": -1.0, "take": worth})
+
+
+Scorer = Callable[[BgEngine, BackgammonState, BackgammonState, BgMove], Scored | None]
+"""Scores one decision: (engine, state before, state after, the move made) → the loss,
+or None when it was no real choice."""
+
+_SCORERS: dict[tuple[str, str], Scorer] = {
+    (MOVING, "play"): _score_play,
+    (DECIDE, "double"): _score_cube,
+    (DECIDE, "roll"): _score_cube,
+    (DOUBLED, "take"): _score_take,
+    (DOUBLED, "beaver"): _score_take,
+    (DOUBLED, "drop"): _score_take,
+    (_BEAVERED, "take"): _score_beaver_take,
+    (_BEAVERED, "drop"): _score_beaver_take,
+}
+"""The scorer of each decision a review counts, by (phase, action); other actions (a
+resignation and its answer) are not counted."""

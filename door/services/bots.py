@@ -34,6 +34,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from door.games.base import Refusal
 from door.games.spectrangle import bot as spectrangle_bot
 from door.services import bgengine
 from door.services.games import GameClosedError, GameSnapshot, NotYourTurnError, StaleVersionError
@@ -433,33 +434,35 @@ class BotRunner:
     async def game_hint(self, game_id: int, user_id: int, n: int = 3) -> list[tuple[str, str]]:
         """:meth:`hint` for ``user_id``'s turn in a game, if the game allows hints.
 
-        ``ValueError`` with a message fit to show: hints are off in this game (its creator
+        :class:`Refusal` (a message fit to show): hints are off in this game (its creator
         did not allow them), or it is not the user's turn.
         """
         snap = await self.services.games.get(game_id, user_id)
         info = snap.info
         if not info.hints_allowed:
-            raise ValueError("hints are off in this game")
+            raise Refusal("hints are off in this game")
         if not info.is_waiting_on(user_id):
-            raise ValueError("hints are for the player whose turn it is")
+            raise Refusal("hints are for the player whose turn it is")
         return await self.hint(info.kind, snap.state, n)
 
     async def review(self, game_id: int, *, worst: int = 5) -> bgengine.GameReview:
         """Review a finished backgammon game: each seat's error rate and its ``worst``
         biggest mistakes.
 
-        ``ValueError`` with a reason for a game that is not backgammon, not finished, or
-        when bgsage is not available on this machine.
+        :class:`Refusal` with a reason fit to show for a game that is not backgammon, not
+        finished, or when bgsage is not available on this machine; any other exception
+        is a bug (a log that does not replay is a
+        :class:`~door.games.replay.ReplayError`).
         """
         games = self.services.games
         snap = await games.get(game_id)
         info = snap.info
         if info.kind != "backgammon":
-            raise ValueError("only backgammon games can be reviewed")
+            raise Refusal("only backgammon games can be reviewed")
         if info.status not in ("finished", "abandoned"):
-            raise ValueError("a game can be reviewed once it is over")
+            raise Refusal("a game can be reviewed once it is over")
         if not bgengine.has_bgsage():
-            raise ValueError("game review needs the bgsage engine, which this server lacks")
+            raise Refusal("game review needs the bgsage engine, which this server lacks")
         # A game that is over never changes, so its review is kept; people asking for
         # the same review at once share one analysis, which goes on (and is kept) even
         # if they all stop waiting.
@@ -481,13 +484,12 @@ class BotRunner:
         game_id, _, worst = key
         try:
             events = await self.services.games.events(game_id)
-            log_items = [(e.kind, e.seat, e.payload) for e in events]
 
             def analyse() -> bgengine.GameReview:
                 # The engine is built here, off the event loop: with lazy loading the
                 # first review may be what loads the networks.
                 engine = self.brains.engine("bg-expert")
-                return bgengine.review_log(engine, options, log_items, worst=worst)
+                return bgengine.review_log(engine, options, events, worst=worst)
 
             # One review at a time: each takes seconds of CPU, and the bots' moves must
             # not queue behind several of them.

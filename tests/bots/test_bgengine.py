@@ -18,6 +18,7 @@ from door.games.backgammon.position import (
     check_board,
 )
 from door.games.backgammon.rules import BackgammonRules
+from door.games.replay import Event, ReplayError
 from door.services import bgengine
 from door.services.bgengine import BgEngine, has_bgsage, review_log
 
@@ -63,6 +64,11 @@ def play_game(
         log.append(("move", seat, {"move": text}))
         state = after
     return state, log
+
+
+def as_events(log: list[tuple[str, int | None, dict[str, Any]]]) -> list[Event]:
+    """A log of ``(kind, seat, payload)`` as the events the review reads."""
+    return [Event(kind, seat, payload) for kind, seat, payload in log]
 
 
 MONEY_VARIANTS = [
@@ -261,7 +267,7 @@ def test_review_finds_no_errors_in_the_engines_own_play_and_many_in_the_worst() 
     good = BgEngine("bg-intermediate")
     bad = WorstPlayer("bg-intermediate")
     _, log = play_game((good, bad), {"match_length": 0}, random.Random(12))
-    review = review_log(good, {"match_length": 0}, log)
+    review = review_log(good, {"match_length": 0}, as_events(log))
     careful, careless = review.players
     assert careful.error_rate == pytest.approx(0.0, abs=1e-9)
     assert careful.mistakes == ()
@@ -296,7 +302,7 @@ def test_review_flags_a_double_made_far_too_early() -> None:
         ("move", 1 - mover, {"move": "double"}),
         ("move", mover, {"move": "take"}),
     ]
-    review = review_log(BgEngine("bg-intermediate"), {"match_length": 0}, log)
+    review = review_log(BgEngine("bg-intermediate"), {"match_length": 0}, as_events(log))
     doubler = review.players[1 - mover]
     assert [(m.played, m.best) for m in doubler.mistakes] == [("double", "roll")]
     assert doubler.mistakes[0].loss > 0.05
@@ -308,7 +314,7 @@ def test_review_reads_a_log_that_ends_in_a_forfeit() -> None:
     cut = log[:12]
     seat = next(s for k, s, _ in cut if k == "move")
     cut.append(("system", seat, {"action": "forfeit", "reason": "resign"}))
-    review = review_log(fallback, {"match_length": 0}, cut)
+    review = review_log(fallback, {"match_length": 0}, as_events(cut))
     assert review.engine == "pubeval"
     assert sum(p.decisions for p in review.players) > 0
 
@@ -319,5 +325,5 @@ def test_review_refuses_a_log_that_does_not_replay() -> None:
         ("chance", None, {"chance": {"dice": [3, 1]}}),
         ("move", 0, {"move": "24/10"}),
     ]
-    with pytest.raises(ValueError):
-        review_log(fallback, {"match_length": 0}, log)
+    with pytest.raises(ReplayError, match="event 2 of the log"):
+        review_log(fallback, {"match_length": 0}, as_events(log))

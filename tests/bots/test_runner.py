@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from door.games.backgammon.rules import BackgammonRules
+from door.games.base import Refusal
 from door.games.spectrangle.rules import SpectrangleRules
 from door.services import Services, bgengine
 from door.services.bgengine import BgEngine, has_bgsage
@@ -278,7 +279,7 @@ async def test_a_game_hint_is_refused_when_the_creator_did_not_allow_hints(
         uid, "spectrangle", {}, [ME, bot("spectrangle-greedy")], hints_allowed=False
     )
     await wait_for(services, info.id, humans_turn(uid))
-    with pytest.raises(ValueError, match="hints are off"):
+    with pytest.raises(Refusal, match="hints are off"):
         await runner.game_hint(info.id, uid)
 
 
@@ -302,7 +303,7 @@ async def test_a_game_hint_is_refused_to_a_player_waiting_for_the_other(
     await services.games.join(info.id, other)
     snap = await services.games.get(info.id)
     waiting = uid if snap.info.is_waiting_on(other) else other
-    with pytest.raises(ValueError, match="whose turn"):
+    with pytest.raises(Refusal, match="whose turn"):
         await runner.game_hint(info.id, waiting)
 
 
@@ -341,5 +342,27 @@ async def test_review_refuses_a_game_that_is_not_over(
     info = await services.games.begin(
         uid, "backgammon", {"match_length": 3}, [ME, SeatSpec("open")]
     )
-    with pytest.raises(ValueError, match="once it is over"):
+    with pytest.raises(Refusal, match="once it is over"):
+        await runner.review(info.id)
+
+
+async def test_review_refuses_a_game_that_is_not_backgammon(
+    services: Services, runner: BotRunner
+) -> None:
+    uid = await human(services)
+    info = await services.games.begin(uid, "spectrangle", {}, [ME, bot("spectrangle-greedy")])
+    with pytest.raises(Refusal, match="only backgammon"):
+        await runner.review(info.id)
+
+
+async def test_review_without_bgsage_is_refused_with_a_reason(
+    services: Services, runner: BotRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    uid = await human(services)
+    other = await human(services, "bob")
+    info = await services.games.begin(uid, "backgammon", {}, [ME, SeatSpec("user", "bob")])
+    await services.games.join(info.id, other)
+    await services.games.resign(info.id, other)
+    monkeypatch.setattr(bgengine, "load_bgsage", lambda: None)
+    with pytest.raises(Refusal, match="needs the bgsage engine"):
         await runner.review(info.id)

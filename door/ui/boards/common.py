@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from door.games.base import GameRules
+from door.games.replay import replay
 from door.ui.canvas import CYAN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.screen import Context, Screen, Transition, clean
 from door.ui.terminal import InputEvent, Key, Resize, Text
@@ -83,18 +84,15 @@ def replay_more(
 ) -> tuple[list[LoggedMove], Any]:
     """Replay ``events`` from ``state``: the moves among them (as ``replay_log``) and the
     state after the last one, so a log can be replayed a piece at a time."""
-    from door.services.games import apply_logged_event
-
     moves: list[LoggedMove] = []
-    for ev in events:
-        before = state
-        state = apply_logged_event(rules, state, ev.kind, ev.seat, ev.payload)
+    for step in replay(rules, state, events):
+        ev, state = step.event, step.after
         if ev.kind == "move":
             text = str(ev.payload.get("move", ""))
-            moves.append(LoggedMove(ev.seq, ev.seat, text, before, state))
+            moves.append(LoggedMove(ev.seq, ev.seat, text, step.before, state))
         elif ev.kind == "system" and ev.payload.get("action") in ("timeout", "forfeit"):
             word = "ran out of time" if ev.payload.get("action") == "timeout" else "resigned"
-            moves.append(LoggedMove(ev.seq, ev.seat, f"({word})", before, state))
+            moves.append(LoggedMove(ev.seq, ev.seat, f"({word})", step.before, state))
     return moves, state
 
 

@@ -16,6 +16,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
+from door.games.base import Refusal
 from door.services import bgengine
 from door.services.bgengine import GameReview, Mistake, PlayerReview
 from door.ui.canvas import CYAN, GREEN, RED, WHITE, YELLOW, Canvas, Style, clip_text, text_width
@@ -189,8 +190,9 @@ class ReviewScreen(Screen):
     """The review of finished backgammon game ``game_id`` (see the module docstring).
 
     ``worst`` is how many of each player's biggest mistakes to list. ``on_enter`` raises
-    ``ValueError`` (shown on the screen below) for a game that does not exist, is not
-    backgammon or is not over.
+    a :class:`~door.games.base.Refusal` (shown on the screen below) for a game that is
+    not backgammon or is not over; a refused analysis is shown on this screen, any
+    other failure is logged as a bug.
     """
 
     def __init__(self, game_id: int, *, worst: int = 10) -> None:
@@ -224,9 +226,9 @@ class ReviewScreen(Screen):
         snap = await ctx.services.games.get(self.game_id)
         info = snap.info
         if info.kind != "backgammon":
-            raise ValueError("Only backgammon games can be reviewed.")
+            raise Refusal("Only backgammon games can be reviewed.")
         if info.status not in ("finished", "abandoned"):
-            raise ValueError(f"Game #{info.id} can be reviewed once it is over.")
+            raise Refusal(f"Game #{info.id} can be reviewed once it is over.")
         self.info = info
         bots = ctx.services.bots
         if bots is None or not bgengine.has_bgsage():
@@ -237,7 +239,7 @@ class ReviewScreen(Screen):
     async def _analyse(self, bots: Any) -> None:
         try:
             self.review = await bots.review(self.game_id, worst=self.worst)
-        except ValueError as exc:
+        except Refusal as exc:
             self.error = clean(str(exc))
         except Exception:
             log.exception("review of game %d failed", self.game_id)
