@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import ctypes.util
-import gc
 import logging
 import signal
 from collections.abc import Awaitable, Callable
@@ -23,6 +20,7 @@ from door.config import Config
 from door.net.base import BaseTerminal
 from door.net.limits import ConnectionLimiter, LoginGuard, ThrottledAccounts, hashing_slots
 from door.net.login import LoginAborted, login_dialogue, printable, register_dialogue
+from door.runtime import tune_runtime
 from door.ui.terminal import Terminal
 
 log = logging.getLogger(__name__)
@@ -252,50 +250,17 @@ def known_kinds(services: Any) -> set[str]:
         return set()
 
 
-def tune_malloc() -> bool:
-    """Make glibc hand big freed blocks back to the OS (True if it could be told).
-
-    Every login hashes with scrypt, which borrows 16 MiB in a worker thread. glibc raises
-    its mmap threshold after the first such block is freed, so later ones come from the
-    threads' heap arenas and stay resident: about 100 MiB for nothing on a busy server.
-    A fixed threshold keeps them mmapped, and returned as soon as the hash is done.
-    """
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
-        return False  # not glibc: nothing to tune
-    m_mmap_threshold = -3
-    return bool(mallopt(m_mmap_threshold, 128 * 1024))
-
-
-def tune_gc() -> None:
-    """Make the cyclic garbage collector cheap for a server holding many sessions.
-
-    Every session keeps the canvas its terminal shows: thousands of GC-tracked cells
-    each, living until that person's next key, so with hundreds of sessions the
-    collector's older generations hold a million objects and each full pass stopped the
-    event loop for a quarter of a second (bench/load.py at 300 players: 11 s of 70 in
-    the collector). Freezing what start-up built (modules, tables, the schema) keeps it
-    out of every later pass. A young collection walks every reference of what was made
-    since the last one, so it runs often enough to stay short (2,000; at 20,000 each
-    took 20-80 ms at 300 players); what outlives it (a session's pending read, the
-    screen it shows) lives seconds, so the middle generation is collected rarely (each
-    pass there costs ~60-150 ms at 550 players) and objects reach the old generation
-    seldom. Sessions draw into reused canvases (``Canvas.clear``), which keeps the young
-    generation small. Cycles are still collected, just less often.
-    """
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(2_000, 100, 100)
+async def start_server(config: Config) -> App:
+    """Start ``door serve``'s :class:`App`, then tune the runtime if ``[server]`` asks."""
+    app = App(config)
+    await app.start()
+    tune_runtime(config.server.tune_runtime)
+    return app
 
 
 async def serve(config: Config) -> int:
     """Run the server until SIGTERM/SIGINT, then shut down gracefully; the exit status."""
-    tune_malloc()
-    app = App(config)
-    await app.start()
-    tune_gc()
+    app = await start_server(config)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):

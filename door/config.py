@@ -17,7 +17,8 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class ServerConfig:
-    """Listeners. A port of 0 turns that listener off (rlogin is off by default)."""
+    """Listeners (a port of 0 turns one off; rlogin is off by default), the banner's name,
+    and whether ``door serve`` tunes the collector and allocator (:mod:`door.runtime`)."""
 
     host: str = "0.0.0.0"
     telnet_port: int = 2323
@@ -25,6 +26,7 @@ class ServerConfig:
     rlogin_port: int = 0
     backlog: int = 1024
     name: str = "door"
+    tune_runtime: bool = True
 
 
 @dataclass(frozen=True)

@@ -41,3 +41,10 @@ def test_wrong_type_is_named(tmp_path: Path) -> None:
     bad.write_text('[server]\ntelnet_port = "23"\n')
     with pytest.raises(ValueError, match="telnet_port must be a number"):
         load_config(bad)
+
+
+def test_runtime_tuning_is_on_unless_the_file_turns_it_off(tmp_path: Path) -> None:
+    assert load_config().server.tune_runtime is True
+    off = tmp_path / "off.toml"
+    off.write_text("[server]\ntune_runtime = false\n")
+    assert load_config(off).server.tune_runtime is False
