@@ -16,8 +16,8 @@ import signal
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from door.config import Config
-from door.net.base import BaseTerminal
+from door.config import Config, LimitsConfig
+from door.net.base import BaseTerminal, ConnectionSettings
 from door.net.limits import ConnectionLimiter, LoginGuard, ThrottledAccounts, hashing_slots
 from door.net.login import LoginAborted, login_dialogue, printable, register_dialogue
 from door.runtime import tune_runtime
@@ -77,12 +77,7 @@ class App:
         self._own_services = services is None
         limits = config.limits
         self.limiter = ConnectionLimiter(limits.max_connections, limits.max_per_address)
-        self.guard = LoginGuard(
-            block_after=limits.login_failures_block,
-            window=limits.login_block_window_s,
-            base_delay=limits.login_delay_s,
-            max_delay=limits.login_delay_s * 8,
-        )
+        self.guard = login_guard(limits)
         self.accounts: Any = None  # the accounts service, hashing throttled (after start)
         self.sessions: set[BaseTerminal] = set()
         self.ports: dict[str, int] = {}
@@ -114,20 +109,14 @@ class App:
             self.services.accounts, hashing_slots(limits.login_concurrency)
         )
         host = cfg.server.host
-        common: dict[str, Any] = dict(
-            idle_timeout=float(limits.idle_timeout_s),
-            idle_warning=float(limits.idle_warning_s),
-            max_buffer=limits.max_buffer,
-            probe_timeout=limits.probe_timeout_s,
-            backlog=cfg.server.backlog,
-        )
+        connection = connection_settings(cfg)
         port = cfg.server.telnet_port if telnet_port is None else telnet_port
         if telnet_port is not None or port:
             server = await start_telnet(
                 host,
                 port,
                 self._telnet_session,
-                settings=TelnetSettings(negotiation_wait=limits.negotiation_wait_s, **common),
+                settings=TelnetSettings(connection, negotiation_wait=limits.negotiation_wait_s),
                 limiter=self.limiter,
                 guard=self.guard,
                 sessions=self.sessions,
@@ -142,7 +131,7 @@ class App:
                 self._ssh_session,
                 accounts=self.accounts,
                 host_key=load_host_key(cfg.data_dir),
-                settings=SSHSettings(**common),
+                settings=SSHSettings(connection),
                 limiter=self.limiter,
                 guard=self.guard,
                 sessions=self.sessions,
@@ -157,7 +146,7 @@ class App:
                 port,
                 self._rlogin_session,
                 settings=RloginSettings(
-                    trusted=rl.trusted, secret=rl.secret, default_tag=rl.default_tag, **common
+                    connection, trusted=rl.trusted, secret=rl.secret, default_tag=rl.default_tag
                 ),
                 limiter=self.limiter,
                 sessions=self.sessions,
@@ -240,6 +229,28 @@ class App:
             return
         start = request.start if request.start in known_kinds(services) else None
         await enter_session(terminal, services, user, start=start, runner=self._runner)
+
+
+def connection_settings(config: Config) -> ConnectionSettings:
+    """What every terminal and listener takes from ``[limits]`` and ``[server]``."""
+    limits = config.limits
+    return ConnectionSettings(
+        idle_timeout=float(limits.idle_timeout_s),
+        idle_warning=float(limits.idle_warning_s),
+        max_buffer=limits.max_buffer,
+        probe_timeout=limits.probe_timeout_s,
+        backlog=config.server.backlog,
+    )
+
+
+def login_guard(limits: LimitsConfig) -> LoginGuard:
+    """The failed-login bookkeeping ``[limits]`` describes (delays double up to 8x)."""
+    return LoginGuard(
+        block_after=limits.login_failures_block,
+        window=limits.login_block_window_s,
+        base_delay=limits.login_delay_s,
+        max_delay=limits.login_delay_s * 8,
+    )
 
 
 def known_kinds(services: Any) -> set[str]:

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 import telnetlib3
 
-from door.app import App, start_server
+from door.app import App, connection_settings, login_guard, start_server
 from door.cli import build_parser
 from door.cli.serve import config_from_args
+from door.config import LimitsConfig, load_config
 from door.net.ssh import HOST_KEY_NAME
 from door.runtime import GC_THRESHOLDS
 from tests.net.conftest import expect, make_config
@@ -81,6 +82,22 @@ async def test_an_embedded_app_leaves_the_collector_alone(
         assert gc.get_threshold() == before
     finally:
         await app.shutdown()
+
+
+def test_every_transport_takes_its_timeouts_and_buffer_from_limits(tmp_path: Path) -> None:
+    toml = tmp_path / "door.toml"
+    toml.write_text(
+        "[server]\nbacklog = 64\n[limits]\nidle_timeout_s = 300\nidle_warning_s = 30\n"
+        "max_buffer = 8192\nprobe_timeout_s = 0.5\n"
+    )
+    settings = connection_settings(load_config(toml))
+    assert (settings.idle_timeout, settings.idle_warning) == (300.0, 30.0)
+    assert (settings.max_buffer, settings.probe_timeout, settings.backlog) == (8192, 0.5, 64)
+
+
+def test_failed_logins_wait_at_most_eight_times_the_configured_delay() -> None:
+    guard = login_guard(LimitsConfig(login_delay_s=0.25))
+    assert [guard.record_failure("x") for _ in range(5)] == [0.25, 0.5, 1.0, 2.0, 2.0]
 
 
 def test_a_bad_port_is_a_clear_error() -> None:
