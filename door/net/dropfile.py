@@ -12,12 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from door.games.base import Refusal
+
 DropFormat = Literal["door32", "doorsys", "dorinfo"]
 
 MAX_BYTES = 64 * 1024
 
 
-class DropFileError(ValueError):
+class DropFileError(Refusal):
     """The drop file is missing, unreadable or not in a format we know."""
 
 

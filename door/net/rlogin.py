@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from door.games.base import Refusal
 from door.net import detect
 from door.net.base import BaseTerminal, StreamTerminal, describe_peer, run_terminal_session
 from door.net.limits import ConnectionLimiter
@@ -33,7 +34,7 @@ HANDSHAKE_TIMEOUT = 10.0
 _TAGGED = re.compile(r"^\[([^\[\]]{1,32})\](.+)$")
 
 
-class RloginError(ValueError):
+class RloginError(Refusal):
     """A handshake we refuse; the message goes back to the client."""
 
 

@@ -19,7 +19,7 @@ import telnetlib3
 from door.app import App, connection_settings, login_guard, start_server
 from door.cli import build_parser
 from door.cli.serve import config_from_args
-from door.config import LimitsConfig, load_config
+from door.config import ConfigError, LimitsConfig, load_config
 from door.net.ssh import HOST_KEY_NAME
 from door.runtime import GC_THRESHOLDS
 from tests.net.conftest import expect, make_config
@@ -101,7 +101,7 @@ def test_failed_logins_wait_at_most_eight_times_the_configured_delay() -> None:
 
 
 def test_a_bad_port_is_a_clear_error() -> None:
-    with pytest.raises(ValueError, match="--telnet-port"):
+    with pytest.raises(ConfigError, match="--telnet-port"):
         config_from_args(build_parser().parse_args(["serve", "--telnet-port", "70000"]))
 
 
