@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import ctypes.util
-import gc
 import logging
 import signal
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from door.config import Config
-from door.net.base import BaseTerminal
+from door.config import Config, LimitsConfig
+from door.net.base import BaseTerminal, ConnectionSettings
 from door.net.limits import ConnectionLimiter, LoginGuard, ThrottledAccounts, hashing_slots
 from door.net.login import LoginAborted, login_dialogue, printable, register_dialogue
+from door.runtime import tune_runtime
 from door.ui.terminal import Terminal
 
 log = logging.getLogger(__name__)
@@ -79,12 +77,7 @@ class App:
         self._own_services = services is None
         limits = config.limits
         self.limiter = ConnectionLimiter(limits.max_connections, limits.max_per_address)
-        self.guard = LoginGuard(
-            block_after=limits.login_failures_block,
-            window=limits.login_block_window_s,
-            base_delay=limits.login_delay_s,
-            max_delay=limits.login_delay_s * 8,
-        )
+        self.guard = login_guard(limits)
         self.accounts: Any = None  # the accounts service, hashing throttled (after start)
         self.sessions: set[BaseTerminal] = set()
         self.ports: dict[str, int] = {}
@@ -116,20 +109,14 @@ class App:
             self.services.accounts, hashing_slots(limits.login_concurrency)
         )
         host = cfg.server.host
-        common: dict[str, Any] = dict(
-            idle_timeout=float(limits.idle_timeout_s),
-            idle_warning=float(limits.idle_warning_s),
-            max_buffer=limits.max_buffer,
-            probe_timeout=limits.probe_timeout_s,
-            backlog=cfg.server.backlog,
-        )
+        connection = connection_settings(cfg)
         port = cfg.server.telnet_port if telnet_port is None else telnet_port
         if telnet_port is not None or port:
             server = await start_telnet(
                 host,
                 port,
                 self._telnet_session,
-                settings=TelnetSettings(negotiation_wait=limits.negotiation_wait_s, **common),
+                settings=TelnetSettings(connection, negotiation_wait=limits.negotiation_wait_s),
                 limiter=self.limiter,
                 guard=self.guard,
                 sessions=self.sessions,
@@ -144,7 +131,7 @@ class App:
                 self._ssh_session,
                 accounts=self.accounts,
                 host_key=load_host_key(cfg.data_dir),
-                settings=SSHSettings(**common),
+                settings=SSHSettings(connection),
                 limiter=self.limiter,
                 guard=self.guard,
                 sessions=self.sessions,
@@ -159,7 +146,7 @@ class App:
                 port,
                 self._rlogin_session,
                 settings=RloginSettings(
-                    trusted=rl.trusted, secret=rl.secret, default_tag=rl.default_tag, **common
+                    connection, trusted=rl.trusted, secret=rl.secret, default_tag=rl.default_tag
                 ),
                 limiter=self.limiter,
                 sessions=self.sessions,
@@ -244,6 +231,28 @@ class App:
         await enter_session(terminal, services, user, start=start, runner=self._runner)
 
 
+def connection_settings(config: Config) -> ConnectionSettings:
+    """What every terminal and listener takes from ``[limits]`` and ``[server]``."""
+    limits = config.limits
+    return ConnectionSettings(
+        idle_timeout=float(limits.idle_timeout_s),
+        idle_warning=float(limits.idle_warning_s),
+        max_buffer=limits.max_buffer,
+        probe_timeout=limits.probe_timeout_s,
+        backlog=config.server.backlog,
+    )
+
+
+def login_guard(limits: LimitsConfig) -> LoginGuard:
+    """The failed-login bookkeeping ``[limits]`` describes (delays double up to 8x)."""
+    return LoginGuard(
+        block_after=limits.login_failures_block,
+        window=limits.login_block_window_s,
+        base_delay=limits.login_delay_s,
+        max_delay=limits.login_delay_s * 8,
+    )
+
+
 def known_kinds(services: Any) -> set[str]:
     """Game kinds the server offers (for door codes such as ``xtrn=backgammon``)."""
     try:
@@ -252,50 +261,17 @@ def known_kinds(services: Any) -> set[str]:
         return set()
 
 
-def tune_malloc() -> bool:
-    """Make glibc hand big freed blocks back to the OS (True if it could be told).
-
-    Every login hashes with scrypt, which borrows 16 MiB in a worker thread. glibc raises
-    its mmap threshold after the first such block is freed, so later ones come from the
-    threads' heap arenas and stay resident: about 100 MiB for nothing on a busy server.
-    A fixed threshold keeps them mmapped, and returned as soon as the hash is done.
-    """
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
-        return False  # not glibc: nothing to tune
-    m_mmap_threshold = -3
-    return bool(mallopt(m_mmap_threshold, 128 * 1024))
-
-
-def tune_gc() -> None:
-    """Make the cyclic garbage collector cheap for a server holding many sessions.
-
-    Every session keeps the canvas its terminal shows: thousands of GC-tracked cells
-    each, living until that person's next key, so with hundreds of sessions the
-    collector's older generations hold a million objects and each full pass stopped the
-    event loop for a quarter of a second (bench/load.py at 300 players: 11 s of 70 in
-    the collector). Freezing what start-up built (modules, tables, the schema) keeps it
-    out of every later pass. A young collection walks every reference of what was made
-    since the last one, so it runs often enough to stay short (2,000; at 20,000 each
-    took 20-80 ms at 300 players); what outlives it (a session's pending read, the
-    screen it shows) lives seconds, so the middle generation is collected rarely (each
-    pass there costs ~60-150 ms at 550 players) and objects reach the old generation
-    seldom. Sessions draw into reused canvases (``Canvas.clear``), which keeps the young
-    generation small. Cycles are still collected, just less often.
-    """
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(2_000, 100, 100)
+async def start_server(config: Config) -> App:
+    """Start ``door serve``'s :class:`App`, then tune the runtime if ``[server]`` asks."""
+    app = App(config)
+    await app.start()
+    tune_runtime(config.server.tune_runtime)
+    return app
 
 
 async def serve(config: Config) -> int:
     """Run the server until SIGTERM/SIGINT, then shut down gracefully; the exit status."""
-    tune_malloc()
-    app = App(config)
-    await app.start()
-    tune_gc()
+    app = await start_server(config)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):

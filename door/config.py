@@ -7,24 +7,38 @@ override the file; the file overrides the defaults.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, TypeVar, get_type_hints
 
+from door.games.base import Refusal
+
 T = TypeVar("T")
+
+
+class ConfigError(Refusal):
+    """A config file (or setting) that cannot be used; the message names the setting."""
+
+
+def _ranged(default: int, low: int, high: int) -> Any:
+    """A whole-number setting that must lie in ``low..high`` (checked when it is read)."""
+    return field(default=default, metadata={"range": (low, high)})
 
 
 @dataclass(frozen=True)
 class ServerConfig:
-    """Listeners. A port of 0 turns that listener off (rlogin is off by default)."""
+    """Listeners (a port of 0 turns one off; rlogin is off by default), the banner's name,
+    and whether ``door serve`` tunes the collector and allocator (:mod:`door.runtime`)."""
 
     host: str = "0.0.0.0"
-    telnet_port: int = 2323
-    ssh_port: int = 2222
-    rlogin_port: int = 0
+    telnet_port: int = _ranged(2323, 0, 65535)
+    ssh_port: int = _ranged(2222, 0, 65535)
+    rlogin_port: int = _ranged(0, 0, 65535)
     backlog: int = 1024
     name: str = "door"
+    tune_runtime: bool = True
 
 
 @dataclass(frozen=True)
@@ -73,7 +87,10 @@ class DoorModeConfig:
 
 @dataclass(frozen=True)
 class GamesConfig:
-    default_deadline_hours: int = 168
+    """Games: the turn deadline a new game gets unless its player picks one (hours), how
+    often late turns are looked for, and whether computer opponents are offered."""
+
+    default_deadline_hours: int = _ranged(168, 1, 720)
     sweep_interval_s: float = 60.0
     bots: bool = True
 
@@ -100,43 +117,62 @@ def _section(cls: type[T], raw: Any, name: str) -> T:
     if raw is None:
         return cls()
     if not isinstance(raw, dict):
-        raise ValueError(f"[{name}] must be a table")
+        raise ConfigError(f"[{name}] must be a table")
     known = {f.name: f for f in fields(cls)}  # type: ignore[arg-type]
     values: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in known:
-            raise ValueError(f"[{name}] has no setting {key!r}")
-        default = getattr(cls(), key)
-        if isinstance(default, tuple):
-            if not isinstance(value, list):
-                raise ValueError(f"[{name}] {key} must be a list")
-            value = tuple(value)
-        elif isinstance(default, bool):
-            if not isinstance(value, bool):
-                raise ValueError(f"[{name}] {key} must be true or false")
-        elif isinstance(default, (int, float)) and not isinstance(default, bool):
-            if not isinstance(value, (int, float)) or isinstance(value, bool):
-                raise ValueError(f"[{name}] {key} must be a number")
-            value = type(default)(value)
-        elif isinstance(default, str) and not isinstance(value, str):
-            raise ValueError(f"[{name}] {key} must be a string")
-        values[key] = value
+            raise ConfigError(f"[{name}] has no setting {key!r}")
+        values[key] = _value(getattr(cls(), key), value, f"[{name}] {key}")
+        bounds = known[key].metadata.get("range")
+        if bounds is not None and not bounds[0] <= values[key] <= bounds[1]:
+            raise ConfigError(f"[{name}] {key} must be {bounds[0]} to {bounds[1]}")
     return cls(**values)
+
+
+def _value(default: Any, value: Any, setting: str) -> Any:
+    """``value`` checked against the type of ``default`` (and converted: list → tuple)."""
+    if isinstance(default, tuple):
+        if not isinstance(value, list):
+            raise ConfigError(f"{setting} must be a list")
+        return tuple(value)
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{setting} must be true or false")
+        return value
+    if isinstance(default, (int, float)):
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise ConfigError(f"{setting} must be a number")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{setting} must be a finite number")
+        if isinstance(default, int) and value != int(value):
+            raise ConfigError(f"{setting} must be a whole number")
+        try:
+            return type(default)(value)
+        except OverflowError:
+            raise ConfigError(f"{setting} is far too large") from None
+    if isinstance(default, str) and not isinstance(value, str):
+        raise ConfigError(f"{setting} must be a string")
+    return value
 
 
 def load_config(path: str | Path | None = None, data_dir: str | Path | None = None) -> Config:
     """Read ``path`` (or nothing) and apply a ``--data-dir`` override.
 
-    Raises ``ValueError`` naming the bad setting, ``FileNotFoundError`` for a missing file.
+    Raises :class:`ConfigError` naming the bad setting (or the TOML mistake),
+    ``FileNotFoundError`` for a missing file.
     """
     raw: dict[str, Any] = {}
     if path is not None:
         with open(path, "rb") as fh:
-            raw = tomllib.load(fh)
+            try:
+                raw = tomllib.load(fh)
+            except tomllib.TOMLDecodeError as exc:
+                raise ConfigError(f"{path} is not valid TOML: {exc}") from None
     sections = {f.name: f for f in fields(Config) if f.name != "data_dir"}
     unknown = set(raw) - set(sections) - {"data_dir"}
     if unknown:
-        raise ValueError(f"unknown section(s) in config: {', '.join(sorted(unknown))}")
+        raise ConfigError(f"unknown section(s) in config: {', '.join(sorted(unknown))}")
     kwargs: dict[str, Any] = {}
     hints = get_type_hints(Config)  # section name -> its dataclass
     for name in sections:

@@ -6,9 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from door.config import load_config
+from door.config import ConfigError, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def config_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "door.toml"
+    path.write_text(text)
+    return path
 
 
 def test_no_file_gives_the_documented_defaults() -> None:
@@ -30,14 +36,56 @@ def test_data_dir_flag_overrides_the_file(tmp_path: Path) -> None:
 
 
 def test_unknown_setting_is_named(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.toml"
-    bad.write_text("[server]\ntelnet_prot = 23\n")
+    bad = config_file(tmp_path, "[server]\ntelnet_prot = 23\n")
     with pytest.raises(ValueError, match="telnet_prot"):
         load_config(bad)
 
 
 def test_wrong_type_is_named(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.toml"
-    bad.write_text('[server]\ntelnet_port = "23"\n')
+    bad = config_file(tmp_path, '[server]\ntelnet_port = "23"\n')
     with pytest.raises(ValueError, match="telnet_port must be a number"):
+        load_config(bad)
+
+
+def test_runtime_tuning_is_on_unless_the_file_turns_it_off(tmp_path: Path) -> None:
+    assert load_config().server.tune_runtime is True
+    off = config_file(tmp_path, "[server]\ntune_runtime = false\n")
+    assert load_config(off).server.tune_runtime is False
+
+
+def test_the_default_deadline_is_read_from_the_games_section(tmp_path: Path) -> None:
+    assert load_config().games.default_deadline_hours == 168
+    toml = config_file(tmp_path, "[games]\ndefault_deadline_hours = 48\n")
+    assert load_config(toml).games.default_deadline_hours == 48
+
+
+@pytest.mark.parametrize("hours", ["0", "721", "-24", "1" + "0" * 400])
+def test_a_default_deadline_outside_1_to_720_hours_is_refused(tmp_path: Path, hours: str) -> None:
+    bad = config_file(tmp_path, f"[games]\ndefault_deadline_hours = {hours}\n")
+    with pytest.raises(ConfigError, match=r"\[games\] default_deadline_hours must be 1 to 720"):
+        load_config(bad)
+
+
+def test_a_fraction_of_an_hour_is_refused(tmp_path: Path) -> None:
+    bad = config_file(tmp_path, "[games]\ndefault_deadline_hours = 1.5\n")
+    with pytest.raises(ConfigError, match="default_deadline_hours must be a whole number"):
+        load_config(bad)
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "1" + "0" * 400])
+def test_a_number_no_setting_can_hold_is_refused(tmp_path: Path, value: str) -> None:
+    bad = config_file(tmp_path, f"[limits]\nprobe_timeout_s = {value}\n")
+    with pytest.raises(ConfigError, match="probe_timeout_s"):
+        load_config(bad)
+
+
+def test_a_port_past_65535_is_refused(tmp_path: Path) -> None:
+    bad = config_file(tmp_path, "[server]\ntelnet_port = 70000\n")
+    with pytest.raises(ConfigError, match="telnet_port must be 0 to 65535"):
+        load_config(bad)
+
+
+def test_a_file_that_is_not_toml_is_a_config_error(tmp_path: Path) -> None:
+    bad = config_file(tmp_path, "[server\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
         load_config(bad)

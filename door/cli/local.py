@@ -66,8 +66,7 @@ async def run_local(
     config: Config, drop: Any, *, encoding: str | None = None, start: str | None = None
 ) -> int:
     """Run one stdio session; 0 when it ended normally (hang-up and EOF included)."""
-    from door.app import enter_session, known_kinds
-    from door.net.limits import LoginGuard
+    from door.app import connection_settings, enter_session, known_kinds, login_guard
     from door.net.login import LoginAborted, login_dialogue
     from door.net.stdio import StdioTerminal, stdio_caps
     from door.services import build_services
@@ -81,12 +80,7 @@ async def run_local(
         rows=drop.rows if drop is not None else None,
         use_lang=drop is None,
     )
-    terminal = StdioTerminal(
-        caps,
-        idle_timeout=float(limits.idle_timeout_s),
-        idle_warning=float(limits.idle_warning_s),
-        max_buffer=limits.max_buffer,
-    )
+    terminal = StdioTerminal(caps, connection_settings(config))
     try:
         await terminal.open()
         kind = start if start in known_kinds(services) else None
@@ -99,16 +93,11 @@ async def run_local(
                 terminal.set_time_limit(drop.minutes_left * 60.0)
             user = await services.accounts.bbs_user(config.door.bbs_tag, drop.alias)
         else:
-            guard = LoginGuard(
-                block_after=limits.login_failures_block,
-                window=limits.login_block_window_s,
-                base_delay=limits.login_delay_s,
-            )
             try:
                 user = await login_dialogue(
                     terminal,
                     services.accounts,
-                    guard,
+                    login_guard(limits),
                     address="local",
                     server_name=config.server.name,
                     max_len=limits.max_line,

@@ -9,7 +9,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from door.config import Config, load_config
+from door.config import Config, ConfigError, load_config
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -41,7 +41,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
         value = getattr(args, flag, None)
         if value is not None:
             if key.endswith("port") and not 0 <= value <= 65535:
-                raise ValueError(f"--{flag.replace('_', '-')} must be 0 to 65535")
+                raise ConfigError(f"--{flag.replace('_', '-')} must be 0 to 65535")
             changes[key] = value
     return replace(config, server=replace(server, **changes))
 

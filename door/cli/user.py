@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from door.cli.db import database_for, load, place_options
+from door.games.base import Refusal
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -57,7 +58,7 @@ def read_password(from_stdin: bool) -> str:
         return sys.stdin.readline().rstrip("\r\n")
     first = getpass.getpass("New password: ")
     if getpass.getpass("Again: ") != first:
-        raise ValueError("the two passwords differ; nothing was changed")
+        raise Refusal("the two passwords differ; nothing was changed")
     return first
 
 
@@ -147,7 +148,7 @@ def run_key_add(args: argparse.Namespace) -> int:
     async def body(accounts: Any) -> str:
         user = await accounts.by_name(args.name)
         if user is None:
-            raise ValueError(f"there is no user called {args.name!r}")
+            raise Refusal(f"there is no user called {args.name!r}")
         added = [await accounts.add_key(user.id, line) for line in lines]
         return "\n".join(f"added key {fp} for {user.name}" for fp in added)
 

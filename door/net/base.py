@@ -5,7 +5,9 @@ A transport subclasses :class:`BaseTerminal` and supplies four things: ``_receiv
 ``_drain()`` and ``_disconnect()``. The base class decodes keys (with the lone-ESC timeout),
 enforces the idle timeout (a warning first), an optional session time limit (door mode),
 caps on buffered input and output, output encoding, the cursor-position probe, and lets the
-server tell a session to end (:meth:`BaseTerminal.hangup_soon`).
+server tell a session to end (:meth:`BaseTerminal.hangup_soon`). :class:`StreamTerminal`
+supplies all but ``_receive()`` for a transport with an asyncio-style stream writer;
+:class:`ConnectionSettings` are the knobs every transport takes from the config.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from door.net import detect
@@ -30,6 +33,32 @@ RESET = "\x1b[0m\x1b[?25h"
 CTERM_TYPES = ("syncterm", "cterm")
 
 
+@dataclass(frozen=True)
+class ConnectionSettings:
+    """The knobs every terminal and listener shares, from ``[limits]`` and ``[server]``.
+
+    No defaults here: the config holds them, once; ``door.app.connection_settings``
+    builds this from it.
+    """
+
+    idle_timeout: float
+    """Seconds without input before the session is hung up."""
+    idle_warning: float
+    """Seconds before that hang-up that the person is warned."""
+    max_buffer: int
+    """Most input characters (and, times four, output bytes) held for one session."""
+    probe_timeout: float
+    """Seconds to wait for the cursor-position probe's answers."""
+    backlog: int
+    """Connections the listening socket lets wait to be accepted."""
+
+
+def describe_peer(peername: Any) -> tuple[str, str]:
+    """A socket's peer address as ``("host:port", "host")``; ``("?:0", "?")`` if unknown."""
+    host, port = tuple(peername or ("?", 0))[:2]
+    return f"{host}:{port}", str(host)
+
+
 class BaseTerminal:
     """Shared Terminal machinery; see the module docstring for what a transport adds."""
 
@@ -38,21 +67,20 @@ class BaseTerminal:
         *,
         caps: Caps,
         peer: str,
-        idle_timeout: float = 900.0,
-        idle_warning: float = 60.0,
-        max_buffer: int = 65536,
+        settings: ConnectionSettings,
         esc_timeout: float = 0.08,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._caps = caps
         self._peer = peer
+        self._probe_timeout = settings.probe_timeout
         self._decoder = KeyDecoder(caps.encoding, del_is_delete=caps.term in CTERM_TYPES)
         self._events: deque[InputEvent] = deque()
         self._buffered = 0  # characters of Text waiting in _events
         self._reports: list[Report] = []
-        self._idle_timeout = idle_timeout
-        self._idle_warning = min(idle_warning, idle_timeout)
-        self._max_buffer = max_buffer
+        self._idle_timeout = settings.idle_timeout
+        self._idle_warning = min(settings.idle_warning, settings.idle_timeout)
+        self._max_buffer = settings.max_buffer
         self._esc_timeout = esc_timeout
         self._clock = clock
         self._last_input = clock()
@@ -323,11 +351,9 @@ class BaseTerminal:
     async def detect(self) -> None:
         """Settle encoding and size before the first screen; each transport overrides it."""
 
-    async def detect_by_probe(
-        self, timeout: float
-    ) -> tuple[Encoding | None, int | None, int | None]:
+    async def detect_by_probe(self) -> tuple[Encoding | None, int | None, int | None]:
         """Run the size + UTF-8 probe: (encoding, width, height), ``None`` for unknowns."""
-        reports = await self.probe(detect.PROBE, 2, timeout)
+        reports = await self.probe(detect.PROBE, 2, self._probe_timeout)
         self.write_bytes(detect.PROBE_CLEANUP)
         width = height = None
         encoding: Encoding | None = None
@@ -408,6 +434,38 @@ class BaseTerminal:
         if isinstance(event, Text):
             self._buffered -= len(event.text)
         return event
+
+
+class StreamTerminal(BaseTerminal):
+    """A :class:`BaseTerminal` writing to an asyncio-style stream writer.
+
+    ``writer`` has ``write``, ``drain``, ``close``, ``transport`` and ``get_extra_info``
+    (asyncio's ``StreamWriter``, telnetlib3's writer); the subclass supplies ``_receive``.
+    ``address`` is the peer's host, for the limits and the login guard.
+    """
+
+    def __init__(self, writer: Any, *, caps: Caps, settings: ConnectionSettings) -> None:
+        peer, self.address = describe_peer(writer.get_extra_info("peername"))
+        super().__init__(caps=caps, peer=peer, settings=settings)
+        self._writer = writer
+
+    def _send(self, data: bytes) -> None:
+        self._writer.write(data)
+
+    async def _drain(self) -> None:
+        await self._writer.drain()
+
+    def _disconnect(self) -> None:
+        self._writer.close()
+
+    def _abort(self) -> None:
+        transport = self._writer.transport
+        if transport is not None:
+            transport.abort()
+
+    def _output_backlog(self) -> int:
+        transport = self._writer.transport
+        return 0 if transport is None else int(transport.get_write_buffer_size())
 
 
 async def run_terminal_session(

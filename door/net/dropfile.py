@@ -12,12 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from door.games.base import Refusal
+
 DropFormat = Literal["door32", "doorsys", "dorinfo"]
 
 MAX_BYTES = 64 * 1024
 
 
-class DropFileError(ValueError):
+class DropFileError(Refusal):
     """The drop file is missing, unreadable or not in a format we know."""
 
 
@@ -41,11 +43,35 @@ class DropFile:
     bbs_name: str = ""
 
 
-def _int(text: str | None) -> int | None:
-    if text is None:
+# What each number a drop file holds may be (inclusive). Wider than any BBS writes (a
+# 16-bit "unlimited" time is 32767 minutes), narrow enough that nothing downstream
+# overflows: a number outside is a broken or hostile file, refused with its line.
+TIME_LEFT_MINUTES = (-99_999, 99_999)
+TIME_LEFT_SECONDS = (TIME_LEFT_MINUTES[0] * 60, TIME_LEFT_MINUTES[1] * 60)
+SCREEN_ROWS = (0, 999)
+NODE = (0, 65_535)
+USER_NUMBER = (0, 2**31 - 1)
+GRAPHICS_MODE = (0, 99)
+
+
+def _number(
+    lines: list[str], number: int, what: str, bounds: tuple[int, int], source: str
+) -> int | None:
+    """Line ``number`` as a whole number within ``bounds``; None when absent or not one.
+
+    Leading digits count (``"45 min"`` is 45); a number outside ``bounds`` is a
+    :class:`DropFileError` that names ``source``, the line and the range.
+    """
+    m = re.match(r"\s*(-?)0*(\d+)", _line(lines, number) or "")
+    if m is None:
         return None
-    m = re.match(r"\s*(-?\d+)", text)
-    return int(m.group(1)) if m else None
+    low, high = bounds
+    digits = m.group(2)
+    # More digits than the bound has cannot be in range (and int() of 5,000 raises).
+    value = int(m.group(1) + digits) if len(digits) <= len(str(max(-low, high))) else None
+    if value is None or not low <= value <= high:
+        raise DropFileError(f"{source} line {number} ({what}) must be {low} to {high}")
+    return value
 
 
 def _line(lines: list[str], number: int) -> str | None:
@@ -102,16 +128,17 @@ def _door32(lines: list[str]) -> DropFile:
         alias = real
     if not alias:
         raise DropFileError("DOOR32.SYS has no user alias (line 7) or name (line 6)")
-    emulation = _int(_line(lines, 10))
+    source = "DOOR32.SYS"
+    emulation = _number(lines, 10, "emulation", GRAPHICS_MODE, source)
     return DropFile(
         format="door32",
         alias=alias,
         real_name=real,
-        user_number=_int(_line(lines, 5)),
-        minutes_left=_int(_line(lines, 9)),
+        user_number=_number(lines, 5, "user number", USER_NUMBER, source),
+        minutes_left=_number(lines, 9, "time left, minutes", TIME_LEFT_MINUTES, source),
         ansi=emulation is None or emulation != 0,
         rows=None,
-        node=_int(_line(lines, 11)),
+        node=_number(lines, 11, "node", NODE, source),
         bbs_name=_clean(_line(lines, 4) or ""),
     )
 
@@ -121,21 +148,22 @@ def _doorsys(lines: list[str]) -> DropFile:
     alias = _clean(_line(lines, 36) or "") or real
     if not alias:
         raise DropFileError("DOOR.SYS has no user name (line 10)")
-    minutes = _int(_line(lines, 19))
+    source = "DOOR.SYS"
+    minutes = _number(lines, 19, "time left, minutes", TIME_LEFT_MINUTES, source)
     if minutes is None:
-        seconds = _int(_line(lines, 18))
+        seconds = _number(lines, 18, "time left, seconds", TIME_LEFT_SECONDS, source)
         minutes = None if seconds is None else seconds // 60
     graphics = (_line(lines, 20) or "GR").upper()
-    rows = _int(_line(lines, 21))
+    rows = _number(lines, 21, "screen rows", SCREEN_ROWS, source)
     return DropFile(
         format="doorsys",
         alias=alias,
         real_name=real,
-        user_number=_int(_line(lines, 26)),
+        user_number=_number(lines, 26, "user number", USER_NUMBER, source),
         minutes_left=minutes,
         ansi=graphics != "NG" and graphics != "7E",
         rows=rows if rows and rows > 0 else None,
-        node=_int(_line(lines, 4)),
+        node=_number(lines, 4, "node", NODE, source),
     )
 
 
@@ -145,14 +173,15 @@ def _dorinfo(lines: list[str], name: str) -> DropFile:
     alias = f"{first} {last}".strip()
     if not alias:
         raise DropFileError("DORINFO has no caller name (line 7)")
-    graphics = _int(_line(lines, 10))
+    source = "DORINFO"
+    graphics = _number(lines, 10, "graphics", GRAPHICS_MODE, source)
     m = re.fullmatch(r"dorinfo([0-9])\.def", name.lower())
     return DropFile(
         format="dorinfo",
         alias=alias,
         real_name=alias,
         user_number=None,
-        minutes_left=_int(_line(lines, 12)),
+        minutes_left=_number(lines, 12, "time left, minutes", TIME_LEFT_MINUTES, source),
         # ANSI is 2 in the RBBS convention and 1 in QuickBBS/RA: anything but 0 is ANSI.
         ansi=graphics is None or graphics != 0,
         rows=None,

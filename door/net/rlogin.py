@@ -16,11 +16,16 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from door.games.base import Refusal
 from door.net import detect
-from door.net.base import BaseTerminal, run_terminal_session
+from door.net.base import BaseTerminal, StreamTerminal, describe_peer, run_terminal_session
 from door.net.limits import ConnectionLimiter
 from door.ui.terminal import Caps, Resize
+
+if TYPE_CHECKING:
+    from door.net.base import ConnectionSettings
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +34,7 @@ HANDSHAKE_TIMEOUT = 10.0
 _TAGGED = re.compile(r"^\[([^\[\]]{1,32})\](.+)$")
 
 
-class RloginError(ValueError):
+class RloginError(Refusal):
     """A handshake we refuse; the message goes back to the client."""
 
 
@@ -48,14 +53,12 @@ class RloginRequest:
 
 @dataclass(frozen=True)
 class RloginSettings:
-    trusted: tuple[str, ...] = ("127.0.0.1",)
-    secret: str = ""
-    default_tag: str = ""
-    idle_timeout: float = 900.0
-    idle_warning: float = 60.0
-    max_buffer: int = 65536
-    probe_timeout: float = 1.0
-    backlog: int = 1024
+    """An rlogin listener's knobs: the shared ones, and who may connect (``[rlogin]``)."""
+
+    connection: ConnectionSettings
+    trusted: tuple[str, ...]
+    secret: str
+    default_tag: str
 
 
 def parse_identity(server_user: str, default_tag: str = "") -> tuple[str, str]:
@@ -104,7 +107,7 @@ def is_trusted(address: str, trusted: Iterable[str]) -> bool:
     return False
 
 
-class RloginTerminal(BaseTerminal):
+class RloginTerminal(StreamTerminal):
     """A :class:`~door.ui.terminal.Terminal` over an accepted rlogin stream."""
 
     def __init__(
@@ -112,30 +115,24 @@ class RloginTerminal(BaseTerminal):
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         request: RloginRequest,
-        settings: RloginSettings,
+        settings: ConnectionSettings,
     ) -> None:
-        peer = writer.get_extra_info("peername") or ("?", 0)
         term, _ = parse_door_code(request.terminal)
         super().__init__(
+            writer,
             caps=Caps(
                 encoding=detect.decide_encoding(term=term),
                 term=term or "ansi",
                 transport="rlogin",
             ),
-            peer=f"{peer[0]}:{peer[1]}",
-            idle_timeout=settings.idle_timeout,
-            idle_warning=settings.idle_warning,
-            max_buffer=settings.max_buffer,
+            settings=settings,
         )
-        self.address = str(peer[0])
         self.request = request
         self._reader = reader
-        self._writer = writer
-        self._settings = settings
 
     async def detect(self) -> None:
         """Probe size and UTF-8: BBS callers come through with whatever terminal they use."""
-        probed, width, height = await self.detect_by_probe(self._settings.probe_timeout)
+        probed, width, height = await self.detect_by_probe()
         if probed is not None:
             self.set_encoding(probed)
         if width is not None and height is not None:
@@ -148,21 +145,6 @@ class RloginTerminal(BaseTerminal):
         except (ConnectionError, OSError):
             return None
         return data or None
-
-    def _send(self, data: bytes) -> None:
-        self._writer.write(data)
-
-    async def _drain(self) -> None:
-        await self._writer.drain()
-
-    def _disconnect(self) -> None:
-        self._writer.close()
-
-    def _abort(self) -> None:
-        self._writer.transport.abort()
-
-    def _output_backlog(self) -> int:
-        return self._writer.transport.get_write_buffer_size()
 
 
 async def read_handshake(reader: asyncio.StreamReader) -> tuple[str, str, str, str]:
@@ -214,8 +196,7 @@ async def start_rlogin(
     """Listen for rlogin on ``host:port`` (0 = any free port); returns the asyncio server."""
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        peer = writer.get_extra_info("peername") or ("?", 0)
-        address = str(peer[0])
+        _, address = describe_peer(writer.get_extra_info("peername"))
         slot = False
         try:
             if limiter is not None:
@@ -235,7 +216,7 @@ async def start_rlogin(
                 writer.write(b"\x01" + message.encode() + b"\n")
                 return
             writer.write(b"\0")
-            terminal = RloginTerminal(reader, writer, request, settings)
+            terminal = RloginTerminal(reader, writer, request, settings.connection)
             await run_terminal_session(
                 terminal, lambda: on_terminal(terminal), sessions=sessions, transport="rlogin"
             )
@@ -246,5 +227,5 @@ async def start_rlogin(
                 writer.close()
 
     return await asyncio.start_server(
-        handle, host, port, backlog=settings.backlog, limit=MAX_FIELD * 4
+        handle, host, port, backlog=settings.connection.backlog, limit=MAX_FIELD * 4
     )

@@ -20,7 +20,7 @@ from typing import Any
 import asyncssh
 
 from door.net import detect
-from door.net.base import BaseTerminal, run_terminal_session
+from door.net.base import BaseTerminal, ConnectionSettings, describe_peer, run_terminal_session
 from door.net.limits import ConnectionLimiter, LoginGuard
 from door.ui.terminal import Caps, Resize
 
@@ -35,11 +35,9 @@ SSHHandler = Callable[["SSHTerminal", Any | None], Awaitable[None]]
 
 @dataclass(frozen=True)
 class SSHSettings:
-    idle_timeout: float = 900.0
-    idle_warning: float = 60.0
-    max_buffer: int = 65536
-    probe_timeout: float = 1.0
-    backlog: int = 1024
+    """An SSH listener's knobs: the shared ones, and how long authentication may take."""
+
+    connection: ConnectionSettings
     login_timeout: float = 120.0
 
 
@@ -60,8 +58,8 @@ def load_host_key(data_dir: Path) -> asyncssh.SSHKey:
 class SSHTerminal(BaseTerminal):
     """A :class:`~door.ui.terminal.Terminal` over an asyncssh server process (a pty)."""
 
-    def __init__(self, process: Any, settings: SSHSettings) -> None:
-        peer = process.get_extra_info("peername") or ("?", 0)
+    def __init__(self, process: Any, settings: ConnectionSettings) -> None:
+        peer, self.address = describe_peer(process.get_extra_info("peername"))
         term = (process.get_terminal_type() or "").lower()
         width, height, _, _ = process.get_terminal_size()
         w, h = detect.clamp_size(width or None, height or None)
@@ -70,20 +68,16 @@ class SSHTerminal(BaseTerminal):
         super().__init__(
             caps=Caps(encoding=encoding, width=w, height=h, term=term or "unknown",
                       transport="ssh"),
-            peer=f"{peer[0]}:{peer[1]}",
-            idle_timeout=settings.idle_timeout,
-            idle_warning=settings.idle_warning,
-            max_buffer=settings.max_buffer,
+            peer=peer,
+            settings=settings,
         )
-        self.address = str(peer[0])
         self._process = process
-        self._settings = settings
         self.term = term
 
     async def detect(self) -> None:
         """Probe for UTF-8 when the pty's TERM and LANG did not settle it."""
         if self.lang is None and detect.encoding_from_term(self.term) is None:
-            probed, _, _ = await self.detect_by_probe(self._settings.probe_timeout)
+            probed, _, _ = await self.detect_by_probe()
             if probed is not None:
                 self.set_encoding(probed)
 
@@ -137,8 +131,7 @@ class DoorSSHServer(asyncssh.SSHServer):
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
-        peer = conn.get_extra_info("peername") or ("?", 0)
-        self._address = str(peer[0])
+        _, self._address = describe_peer(conn.get_extra_info("peername"))
         if self._guard is not None and self._guard.blocked_for(self._address) > 0:
             self.refused = "Too many failed logins from your address. Try again later."
         elif self._limiter is not None:
@@ -216,7 +209,7 @@ async def start_ssh(
             process.stdout.write(b"door needs an interactive terminal: connect with ssh -t\r\n")
             process.exit(1)
             return
-        terminal = SSHTerminal(process, settings)
+        terminal = SSHTerminal(process, settings.connection)
         user = owner.user if isinstance(owner, DoorSSHServer) else None
         await run_terminal_session(
             terminal, lambda: on_terminal(terminal, user), sessions=sessions, transport="ssh"
@@ -230,7 +223,7 @@ async def start_ssh(
         process_factory=handle,
         line_editor=False,
         encoding=None,
-        backlog=settings.backlog,
+        backlog=settings.connection.backlog,
         login_timeout=settings.login_timeout,
         allow_scp=False,
         agent_forwarding=False,

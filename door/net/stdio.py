@@ -17,7 +17,7 @@ import tty
 from typing import Any
 
 from door.net import detect
-from door.net.base import BaseTerminal
+from door.net.base import BaseTerminal, ConnectionSettings
 from door.ui.terminal import Caps, Encoding, Resize
 
 
@@ -27,20 +27,12 @@ class StdioTerminal(BaseTerminal):
     def __init__(
         self,
         caps: Caps,
+        settings: ConnectionSettings,
         *,
         in_fd: int = 0,
         out_fd: int = 1,
-        idle_timeout: float = 900.0,
-        idle_warning: float = 60.0,
-        max_buffer: int = 65536,
     ) -> None:
-        super().__init__(
-            caps=caps,
-            peer="stdio",
-            idle_timeout=idle_timeout,
-            idle_warning=idle_warning,
-            max_buffer=max_buffer,
-        )
+        super().__init__(caps=caps, peer="stdio", settings=settings)
         self._in_fd = in_fd
         self._out_fd = out_fd
         self._saved_mode: list[Any] | None = None

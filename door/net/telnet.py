@@ -17,15 +17,18 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import telnetlib3
 from telnetlib3.telopt import NAWS
 
 from door.net import detect
-from door.net.base import BaseTerminal, run_terminal_session
+from door.net.base import BaseTerminal, StreamTerminal, describe_peer, run_terminal_session
 from door.net.limits import ConnectionLimiter, LoginGuard
 from door.ui.terminal import Caps, Resize
+
+if TYPE_CHECKING:
+    from door.net.base import ConnectionSettings
 
 log = logging.getLogger(__name__)
 
@@ -39,32 +42,21 @@ MAX_SUBNEGOTIATION = 16384
 
 @dataclass(frozen=True)
 class TelnetSettings:
-    """Per-listener knobs (from ``[limits]``)."""
+    """A telnet listener's knobs: the shared ones, and how long negotiation may take."""
 
-    idle_timeout: float = 900.0
-    idle_warning: float = 60.0
-    max_buffer: int = 65536
-    negotiation_wait: float = 1.5
-    probe_timeout: float = 1.0
-    backlog: int = 1024
+    connection: ConnectionSettings
+    negotiation_wait: float
 
 
-class TelnetTerminal(BaseTerminal):
-    """A :class:`~door.ui.terminal.Terminal` over a telnetlib3 reader/writer pair."""
+class TelnetTerminal(StreamTerminal):
+    """A :class:`~door.ui.terminal.Terminal` over a telnetlib3 reader/writer pair.
 
-    def __init__(self, reader: Any, writer: Any, settings: TelnetSettings) -> None:
-        peer = writer.get_extra_info("peername") or ("?", 0)
-        super().__init__(
-            caps=Caps(transport="telnet"),
-            peer=f"{peer[0]}:{peer[1]}",
-            idle_timeout=settings.idle_timeout,
-            idle_warning=settings.idle_warning,
-            max_buffer=settings.max_buffer,
-        )
-        self.address = str(peer[0])
+    The writer doubles 0xFF (IAC) in what it is given, so output needs no escaping here.
+    """
+
+    def __init__(self, reader: Any, writer: Any, settings: ConnectionSettings) -> None:
+        super().__init__(writer, caps=Caps(transport="telnet"), settings=settings)
         self._reader = reader
-        self._writer = writer
-        self._settings = settings
         self.negotiated = False
         self.lang: str | None = None
 
@@ -75,27 +67,6 @@ class TelnetTerminal(BaseTerminal):
             return None
         self._writer.protocol.resume_if_drained()
         return bytes(data) if data else None
-
-    def _send(self, data: bytes) -> None:
-        # telnetlib3 doubles 0xFF (IAC) in data written through the writer.
-        self._writer.write(data)
-
-    async def _drain(self) -> None:
-        await self._writer.drain()
-
-    def _disconnect(self) -> None:
-        self._writer.close()
-
-    def _abort(self) -> None:
-        transport = self._writer.transport
-        if transport is not None:
-            transport.abort()
-
-    def _output_backlog(self) -> int:
-        transport = self._writer.transport
-        if transport is None:
-            return 0
-        return int(transport.get_write_buffer_size())
 
     async def detect(self) -> None:
         """Settle encoding, size and terminal type from negotiation and, if needed, a probe."""
@@ -113,7 +84,7 @@ class TelnetTerminal(BaseTerminal):
         # A client that never answered negotiation will not answer a probe either; known
         # terminal types with NAWS are trusted as they are (saves a round trip).
         if self.negotiated and detect.wants_probe(term, have_size):
-            probed, pw, ph = await self.detect_by_probe(self._settings.probe_timeout)
+            probed, pw, ph = await self.detect_by_probe()
             if not have_size and pw is not None and ph is not None:
                 width, height = detect.clamp_size(pw, ph)
         encoding = detect.decide_encoding(probe=probed, lang=self.lang, term=term)
@@ -130,17 +101,28 @@ class TelnetTerminal(BaseTerminal):
 
 
 class DoorTelnetServer(telnetlib3.TelnetServer):
-    """telnetlib3's server protocol plus limits, resize events and a safe NEW-ENVIRON."""
+    """telnetlib3's server protocol plus limits, resize events and a safe NEW-ENVIRON.
 
-    limiter: ConnectionLimiter | None = None
-    guard: LoginGuard | None = None
+    ``limiter`` and ``guard`` (either may be None) are the server's, shared by every
+    connection; ``max_buffer`` bounds telnetlib3's reader (its ``limit``) too.
+    """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        limiter: ConnectionLimiter | None,
+        guard: LoginGuard | None,
+        max_buffer: int,
+        **kwargs: Any,
+    ) -> None:
+        kwargs["limit"] = max_buffer
         super().__init__(*args, **kwargs)
+        self.limiter = limiter
+        self.guard = guard
         self.door_terminal: TelnetTerminal | None = None
         self._address: str | None = None
         self._refused = False
-        self._max_buffer = int(kwargs.get("limit") or 65536)
+        self._max_buffer = max_buffer
         # Not ``_paused``: asyncio's flow control (which telnetlib3 inherits) uses that
         # name for *writing*, and drain() would then wait forever.
         self._input_paused = False
@@ -150,8 +132,7 @@ class DoorTelnetServer(telnetlib3.TelnetServer):
         self._slice_paused = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        peer = transport.get_extra_info("peername") or ("?", 0)
-        address = str(peer[0])
+        _, address = describe_peer(transport.get_extra_info("peername"))
         reason: str | None = None
         if self.guard is not None:
             blocked = self.guard.blocked_for(address)
@@ -319,24 +300,22 @@ async def start_telnet(
     """
 
     async def shell(reader: Any, writer: Any) -> None:
-        terminal = TelnetTerminal(reader, writer, settings)
+        terminal = TelnetTerminal(reader, writer, settings.connection)
         protocol = writer.protocol
         protocol.door_terminal = terminal
         await run_terminal_session(
             terminal, lambda: on_terminal(terminal), sessions=sessions, transport="telnet"
         )
 
-    protocol_class = type(
-        "BoundDoorTelnetServer", (DoorTelnetServer,), {"limiter": limiter, "guard": guard}
-    )
-
     def factory() -> asyncio.Protocol:
-        protocol: asyncio.Protocol = protocol_class(
+        protocol: asyncio.Protocol = DoorTelnetServer(
+            limiter=limiter,
+            guard=guard,
+            max_buffer=settings.connection.max_buffer,
             shell=shell,
             encoding=False,
             force_binary=True,
             connect_maxwait=settings.negotiation_wait,
-            limit=settings.max_buffer,
             term="unknown",
             cols=80,
             rows=24,
@@ -345,4 +324,4 @@ async def start_telnet(
         return protocol
 
     loop = asyncio.get_running_loop()
-    return await loop.create_server(factory, host, port, backlog=settings.backlog)
+    return await loop.create_server(factory, host, port, backlog=settings.connection.backlog)

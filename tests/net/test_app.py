@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import telnetlib3
 
-from door.app import App
+from door.app import App, connection_settings, login_guard, start_server
 from door.cli import build_parser
 from door.cli.serve import config_from_args
+from door.config import ConfigError, LimitsConfig, load_config
 from door.net.ssh import HOST_KEY_NAME
+from door.runtime import GC_THRESHOLDS
 from tests.net.conftest import expect, make_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,8 +45,63 @@ def test_serve_flags_override_the_file(tmp_path: Path) -> None:
     assert config.data_dir == tmp_path
 
 
+@pytest.fixture
+def collector_restored() -> Iterator[None]:
+    """Give the test process its collector back as it was (tuning is process-wide)."""
+    thresholds = gc.get_threshold()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*thresholds)
+
+
+@pytest.mark.parametrize("tune", [False, True])
+async def test_door_serve_tunes_the_collector_only_when_the_config_says(
+    tmp_path: Path, tune: bool, collector_restored: None
+) -> None:
+    config = make_config(tmp_path)
+    config = replace(config, server=replace(
+        config.server, telnet_port=0, ssh_port=0, rlogin_port=0, tune_runtime=tune
+    ))
+    before = gc.get_threshold()
+    app = await start_server(config)
+    try:
+        assert gc.get_threshold() == (GC_THRESHOLDS if tune else before)
+    finally:
+        await app.shutdown()
+
+
+async def test_an_embedded_app_leaves_the_collector_alone(
+    tmp_path: Path, collector_restored: None
+) -> None:
+    config = make_config(tmp_path)
+    assert config.server.tune_runtime
+    before = gc.get_threshold()
+    app = App(config)
+    await app.start(telnet_port=0, ssh_port=0)
+    try:
+        assert gc.get_threshold() == before
+    finally:
+        await app.shutdown()
+
+
+def test_every_transport_takes_its_timeouts_and_buffer_from_limits(tmp_path: Path) -> None:
+    toml = tmp_path / "door.toml"
+    toml.write_text(
+        "[server]\nbacklog = 64\n[limits]\nidle_timeout_s = 300\nidle_warning_s = 30\n"
+        "max_buffer = 8192\nprobe_timeout_s = 0.5\n"
+    )
+    settings = connection_settings(load_config(toml))
+    assert (settings.idle_timeout, settings.idle_warning) == (300.0, 30.0)
+    assert (settings.max_buffer, settings.probe_timeout, settings.backlog) == (8192, 0.5, 64)
+
+
+def test_failed_logins_wait_at_most_eight_times_the_configured_delay() -> None:
+    guard = login_guard(LimitsConfig(login_delay_s=0.25))
+    assert [guard.record_failure("x") for _ in range(5)] == [0.25, 0.5, 1.0, 2.0, 2.0]
+
+
 def test_a_bad_port_is_a_clear_error() -> None:
-    with pytest.raises(ValueError, match="--telnet-port"):
+    with pytest.raises(ConfigError, match="--telnet-port"):
         config_from_args(build_parser().parse_args(["serve", "--telnet-port", "70000"]))
 
 

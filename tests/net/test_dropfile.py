@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from door.net.dropfile import DropFileError, parse_dropfile, read_dropfile
+
+ROOT = Path(__file__).resolve().parents[2]
 
 DOOR32 = [
     "2", "5", "38400", "Mystic 1.12", "17", "Jane Doe", "Zorro", "100", "45", "1", "3",
@@ -147,3 +151,67 @@ def test_unknown_content_is_refused_by_name() -> None:
 def test_door32_without_any_name_is_refused() -> None:
     with pytest.raises(DropFileError, match="alias"):
         parse_dropfile("2\r\n5\r\n38400\r\nBBS\r\n1\r\n\r\n\r\n", "door32.sys")
+
+
+HUGE = "1" * 400
+BEYOND_INT_PARSING = "9" * 5000  # longer than Python's int() reads from text
+
+NUMBER_FIELDS = [
+    # (file name, lines, 1-based line, what the message calls it)
+    ("door32.sys", DOOR32, 5, "user number"),
+    ("door32.sys", DOOR32, 9, "time left, minutes"),
+    ("door32.sys", DOOR32, 10, "emulation"),
+    ("door32.sys", DOOR32, 11, "node"),
+    ("DOOR.SYS", doorsys_lines(), 4, "node"),
+    ("DOOR.SYS", doorsys_lines(), 19, "time left, minutes"),
+    ("DOOR.SYS", doorsys_lines(), 21, "screen rows"),
+    ("DOOR.SYS", doorsys_lines(), 26, "user number"),
+    ("DORINFO1.DEF", DORINFO, 10, "graphics"),
+    ("DORINFO1.DEF", DORINFO, 12, "time left, minutes"),
+]
+
+
+@pytest.mark.parametrize(
+    "value", [HUGE, BEYOND_INT_PARSING, "-" + HUGE], ids=["400 digits", "5000 digits", "-400"]
+)
+@pytest.mark.parametrize(
+    ("name", "lines", "number", "what"),
+    NUMBER_FIELDS,
+    ids=[f"{name}:{number}" for name, _, number, _ in NUMBER_FIELDS],
+)
+def test_a_number_out_of_range_is_refused_naming_its_line(
+    tmp_path: Path, name: str, lines: list[str], number: int, what: str, value: str
+) -> None:
+    bad = lines.copy()
+    bad[number - 1] = value
+    with pytest.raises(DropFileError, match=rf"line {number} \({what}\) must be -?\d+ to \d+"):
+        read_dropfile(write(tmp_path, name, bad))
+
+
+def test_door_sys_time_left_in_seconds_out_of_range_is_refused(tmp_path: Path) -> None:
+    lines = doorsys_lines()
+    lines[18] = ""  # no minutes: the seconds on line 18 are used
+    lines[17] = HUGE
+    with pytest.raises(DropFileError, match=r"line 18 \(time left, seconds\)"):
+        read_dropfile(write(tmp_path, "DOOR.SYS", lines))
+
+
+def test_the_largest_time_left_a_bbs_writes_is_taken(tmp_path: Path) -> None:
+    lines = DOOR32.copy()
+    lines[8] = "32767"  # a 16-bit BBS's "unlimited"
+    assert read_dropfile(write(tmp_path, "door32.sys", lines)).minutes_left == 32767
+
+
+def test_door_local_with_a_400_digit_time_left_exits_2_with_the_reason(tmp_path: Path) -> None:
+    lines = DOOR32.copy()
+    lines[8] = HUGE
+    drop = write(tmp_path, "door32.sys", lines)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run(
+        [sys.executable, "-m", "door", "local", "--data-dir", str(tmp_path / "data"),
+         "--dropfile", str(drop)],
+        capture_output=True, env=env, cwd=str(ROOT), timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert b"line 9 (time left, minutes)" in done.stderr
+    assert b"Traceback" not in done.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -12,6 +13,8 @@ import telnetlib3
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from door.app import connection_settings
+from door.config import Config
 from door.net.limits import ConnectionLimiter
 from door.net.telnet import TelnetSettings, start_telnet
 from door.ui.terminal import Hangup, Terminal
@@ -42,11 +45,12 @@ async def telnet_server() -> AsyncIterator[Starter]:
 
     async def start(handler: Callable[[Any], Awaitable[None]] = echo, **kw: Any) -> int:
         limiter = kw.pop("limiter", None)
-        opts: dict[str, Any] = dict(negotiation_wait=0.3, probe_timeout=0.3)
+        negotiation_wait = kw.pop("negotiation_wait", 0.3)
+        opts: dict[str, Any] = dict(probe_timeout=0.3)
         opts.update(kw)
-        server = await start_telnet(
-            "127.0.0.1", 0, handler, settings=TelnetSettings(**opts), limiter=limiter
-        )
+        connection = replace(connection_settings(Config()), **opts)
+        settings = TelnetSettings(connection, negotiation_wait=negotiation_wait)
+        server = await start_telnet("127.0.0.1", 0, handler, settings=settings, limiter=limiter)
         servers.append(server)
         return int(server.sockets[0].getsockname()[1])
 
