@@ -100,7 +100,10 @@ async def build_services(
         db=db,
         accounts=Accounts(db, clock),
         # the game service's one cache: games by (id, version, snapshot), see games/core.py
-        games=GameService(db, build_registry(), hub, clock, rng, cache=GameCache()),
+        games=GameService(
+            db, build_registry(), hub, clock, rng, cache=GameCache(),
+            default_deadline_hours=config.games.default_deadline_hours,
+        ),
         ratings=Ratings(db),
         hub=hub,
         clock=clock,

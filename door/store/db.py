@@ -26,6 +26,7 @@ The services write a transaction as a plain synchronous function of a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import queue
 import sqlite3
 import threading
@@ -222,10 +223,9 @@ class _SqliteThread:
                 outcome = (job(), None)
             except BaseException as exc:  # handed to the waiting coroutine
                 outcome = (None, exc)
-            try:
+            # an event loop closed meanwhile has nobody waiting (RuntimeError)
+            with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(_settle, done, *outcome)
-            except RuntimeError:  # that event loop is closed: nobody is waiting
-                pass
         self._close()
 
     # --- on the database thread ------------------------------------------------------------

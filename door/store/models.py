@@ -26,8 +26,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Dialect
-from sqlalchemy.types import TypeEngine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeEngine
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",

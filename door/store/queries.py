@@ -37,7 +37,6 @@ from sqlalchemy import (
 from sqlalchemy.sql.dml import Update
 from sqlalchemy.sql.expression import Executable
 
-
 from door.store.models import (
     BbsIdentityRow,
     GameEventRow,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, TypeAlias
 
-JSON: TypeAlias = "str | int | float | bool | None | list[JSON] | dict[str, JSON]"
+JSON: TypeAlias = "str | int | float | bool | list[JSON] | dict[str, JSON] | None"
 """A value as a JSON column stores it."""
 
 JSONObject: TypeAlias = "dict[str, JSON]"

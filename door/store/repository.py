@@ -40,7 +40,7 @@ T = TypeVar("T")
 class Repository:
     """Typed reads and writes on one open transaction (made by ``Database``)."""
 
-    __slots__ = ("_run", "_q")
+    __slots__ = ("_q", "_run")
 
     def __init__(self, runner: Runner, queries: Queries) -> None:
         self._run = runner

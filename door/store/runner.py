@@ -60,7 +60,7 @@ class Query(Generic[R]):
     """One statement and how a row of its result becomes a record (``None`` for a
     statement that returns no rows)."""
 
-    __slots__ = ("name", "statement", "make")
+    __slots__ = ("make", "name", "statement")
 
     def __init__(
         self, name: str, statement: Executable, make: Callable[[Sequence[Any]], R] | None = None
@@ -239,7 +239,7 @@ class PreparedStatements:
 class SqliteRunner:
     """Queries on the sqlite3 connection of the database thread."""
 
-    __slots__ = ("raw", "prepared")
+    __slots__ = ("prepared", "raw")
 
     def __init__(self, raw: sqlite3.Connection, prepared: PreparedStatements) -> None:
         self.raw = raw

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from door.services.clock import Clock
 from door.services.games.core import AfterCommit, GameCache, GameCore
 from door.services.games.deadlines import TIMEOUTS_TO_FORFEIT, Deadlines
-from door.services.games.history import History, apply_logged_event
+from door.services.games.history import History
 from door.services.games.lobby import (
     DEADLINE_MAX_HOURS,
     DEADLINE_MIN_HOURS,
@@ -48,11 +48,30 @@ from door.services.notify import Hub
 from door.store.db import Database
 
 __all__ = [
-    "DEADLINE_MAX_HOURS", "DEADLINE_MIN_HOURS", "DEFAULT_DEADLINE_HOURS", "MAX_MOVE_TEXT",
-    "TIMEOUTS_TO_FORFEIT", "AnyRules", "GameClosedError", "GameEvent", "GameInfo",
-    "GameService", "GameSnapshot", "ListWhich", "LobbyError", "NotYourTurnError", "SeatInfo",
-    "SeatSpec", "StaleVersionError", "GameCache", "Status", "VisitSummary",
-    "apply_logged_event", "dump_state", "load_state", "outcome_from_json", "outcome_to_json",
+    "DEADLINE_MAX_HOURS",
+    "DEADLINE_MIN_HOURS",
+    "DEFAULT_DEADLINE_HOURS",
+    "MAX_MOVE_TEXT",
+    "TIMEOUTS_TO_FORFEIT",
+    "AnyRules",
+    "GameCache",
+    "GameClosedError",
+    "GameEvent",
+    "GameInfo",
+    "GameService",
+    "GameSnapshot",
+    "ListWhich",
+    "LobbyError",
+    "NotYourTurnError",
+    "SeatInfo",
+    "SeatSpec",
+    "StaleVersionError",
+    "Status",
+    "VisitSummary",
+    "dump_state",
+    "load_state",
+    "outcome_from_json",
+    "outcome_to_json",
 ]  # fmt: skip
 
 

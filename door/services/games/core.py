@@ -92,7 +92,8 @@ class GameCache:
         """The rules state of ``game`` as read from the database."""
         with self._lock:
             hit = self._games.get(game.id)
-        if hit is not None and hit.game.version == game.version and hit.game.snapshot == game.snapshot:
+        same = hit is not None and hit.game.version == game.version
+        if same and hit is not None and hit.game.snapshot == game.snapshot:
             return hit.state
         return load_state(rules, game.snapshot, game.options)
 
@@ -174,7 +175,9 @@ class GameCore:
         try:
             return await self.db.transact(action)
         except Stale:
-            snapshot = await self.db.run_read(lambda repo: self.read_snapshot(repo, game_id, viewer))
+            snapshot = await self.db.run_read(
+                lambda repo: self.read_snapshot(repo, game_id, viewer)
+            )
             raise StaleVersionError(snapshot) from None
 
     # --- inside a transaction ----------------------------------------------------------------

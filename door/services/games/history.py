@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from door.games.replay import final_state
 from door.services.games.core import GameCore
-from door.services.games.model import AnyRules, GameEvent, GameInfo, VisitSummary, dump_state
+from door.services.games.model import GameEvent, GameInfo, VisitSummary, dump_state
 from door.store.repository import Repository
 
 
@@ -78,9 +76,7 @@ class History:
         if game.last_seq != len(events):
             return f"game {game_id}: last_seq is {game.last_seq} but the log ends at {len(events)}"
         try:
-            state = rules.new_game(len(seats), game.options)
-            for ev in events:
-                state = apply_logged_event(rules, state, ev.kind, ev.seat, ev.payload)
+            state = final_state(rules, rules.new_game(len(seats), game.options), events)
         except Exception as exc:  # a tampered log can break the rules in any way
             return f"game {game_id}: the log does not replay: {exc!r}"
         replayed = dump_state(rules, state)
@@ -105,22 +101,3 @@ class History:
         """Every game's id (for ``door check``)."""
         return await self.core.db.run_read(lambda repo: repo.all_game_ids())
 
-
-def apply_logged_event(
-    rules: AnyRules, state: Any, kind: str, seat: int | None, payload: Mapping[str, Any]
-) -> Any:
-    """The state after one logged event (what replay and ``door check`` do)."""
-    if kind == "move":
-        return rules.apply(state, rules.parse_move(state, str(payload["move"])))
-    if kind == "chance":
-        return rules.apply_chance(state, rules.chance_from_json(payload["chance"]))
-    if kind == "system":
-        action = payload.get("action")
-        if action == "timeout":
-            return rules.on_timeout(state)
-        if action == "forfeit":
-            if seat is None:
-                raise ValueError("a forfeit event without a seat")
-            return rules.forfeit(state, seat, str(payload.get("reason", "forfeit")))
-        return state
-    raise ValueError(f"unknown event kind {kind!r}")

@@ -164,7 +164,9 @@ class Lobby:
             if user.is_banned:
                 raise LobbyError("your account is banned")
             chosen = _seat_to_join(loaded, user_id, seat)
-            joined = replace(game, last_seq=game.last_seq + 1, updated_at=now, version=game.version + 1)
+            joined = replace(
+                game, last_seq=game.last_seq + 1, updated_at=now, version=game.version + 1
+            )
             stored = core.save(repo, joined, game)
             repo.save_seat(replace(chosen, kind="user", user_id=user_id))
             event = NewEvent(chosen.seat, "system", {"action": "join"})
@@ -195,11 +197,15 @@ class Lobby:
                     if game.status == "active"
                     else "that game is over"
                 )
-            mine = [s for s in loaded.seats if s.user_id == user_id and s.kind in ("user", "reserved")]
+            mine = [
+                s for s in loaded.seats if s.user_id == user_id and s.kind in ("user", "reserved")
+            ]
             if not mine:
                 raise LobbyError("you have no seat in that game")
             gone = mine[0]
-            new = replace(game, last_seq=game.last_seq + 1, updated_at=now, version=game.version + 1)
+            new = replace(
+                game, last_seq=game.last_seq + 1, updated_at=now, version=game.version + 1
+            )
             if not any(s.kind == "user" and s.user_id != user_id for s in loaded.seats):
                 new = replace(new, status="abandoned", finished_at=now, summary="abandoned")
             stored = core.save(repo, new, game)
