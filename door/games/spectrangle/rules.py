@@ -23,6 +23,17 @@ Choices the reference leaves open, fixed here:
 
 ``to_id`` is SPN; it omits the set-up phase, pending draws, the safety-end counter, dropped
 seats and the end reason. ``snapshot_id`` / ``from_snapshot`` carry the complete state.
+
+>>> import random
+>>> rules, rng = SpectrangleRules(), random.Random(1)
+>>> state = rules.new_game(2, {})
+>>> while rules.chance_pending(state):  # the starting draws
+...     state = rules.apply_chance(state, rules.sample_chance(state, rng))
+>>> rules.to_act(state), len(rules.legal_moves(state))
+(1, 351)
+>>> move = rules.parse_move(state, "PPP6@0:0")
+>>> rules.format_move(state, move), rules.apply(state, move).scores
+('PPP6@0:0', (0, 6))
 """
 
 from __future__ import annotations
