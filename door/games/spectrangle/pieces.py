@@ -162,14 +162,6 @@ def orientations(index: int, up: bool, allow_mirror: bool) -> tuple[Orientation,
     return tuple(seen.values())
 
 
-def all_orientations(index: int, up: bool) -> tuple[Orientation, ...]:
-    """Every (rotation, mirror) pair for the piece, duplicates included (6 entries)."""
-    code = piece(index).code
-    return tuple(
-        Orientation(r, m, entry_for(code, up, r, m)) for m in (False, True) for r in range(3)
-    )
-
-
 def identify_entry(entry: str, up: bool) -> tuple[int, Orientation]:
     """Which piece lies in a board entry (3 letters) and how; ``ValueError`` if none fits."""
     letters = entry.upper()
