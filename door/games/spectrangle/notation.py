@@ -14,7 +14,7 @@ from door.games.base import AmbiguousMoveError, IllegalMoveError, InvalidMoveErr
 from door.games.spectrangle.board import FIELD_COUNT, fields
 from door.games.spectrangle.moves import Move, can_place, placements, why_illegal
 from door.games.spectrangle.pieces import entry_for, orientations, piece, piece_index
-from door.games.spectrangle.state import SpectrangleState
+from door.games.spectrangle.state import Phase, SpectrangleState
 
 _HELP = "write a placement like RGY3@11:1 (add m if turned over), pass, or swap RRY5"
 
@@ -73,7 +73,7 @@ def parse_move(state: SpectrangleState, text: str) -> Move:
         raise InvalidMoveError(f"no move given: {_HELP}")
     low = t.lower()
     seat = state.turn
-    if state.phase != "play" or state.pending or seat is None:
+    if state.phase != Phase.PLAY or state.pending or seat is None:
         raise IllegalMoveError("it is nobody's turn to move now")
     if low == "pass":
         if can_place(state, seat):

@@ -17,7 +17,7 @@ from door.games.spectrangle.board import FIELD_COUNT, fields
 from door.games.spectrangle.pieces import PIECE_COUNT, identify_entry, piece, piece_index
 from door.games.spectrangle.state import Phase, Placement, SpectrangleState
 
-_PHASES: tuple[Phase, ...] = ("start", "deal", "play", "over")
+_PHASES: tuple[Phase, ...] = tuple(Phase)
 
 
 def to_spn(state: SpectrangleState) -> str:
@@ -69,7 +69,7 @@ def from_spn(text: str, *, mirror: bool = True, teams: bool = False) -> Spectran
         scores=scores,
         turn=turn,
         bag=bag,
-        phase="over" if turn is None else "play",
+        phase=Phase.OVER if turn is None else Phase.PLAY,
         end="normal" if turn is None else None,
         mirror=mirror,
         teams=teams,
