@@ -80,7 +80,11 @@ def borne_off(side: Side) -> int:
 
 
 def pips(side: Side) -> int:
-    """Pip count of one seat (bar counts 25)."""
+    """Pip count of one seat (bar counts 25).
+
+    >>> pips(start_side())
+    167
+    """
     return sum((i + 1) * n for i, n in enumerate(side))
 
 

@@ -28,7 +28,12 @@ def _placement_re() -> re.Pattern[str]:
 
 
 def format_move(move: Move) -> str:
-    """The move in canonical notation."""
+    """The move in canonical notation: ``PIECE@FIELD:ROTATION`` (``m`` if turned over),
+    ``pass`` or ``swap PIECE``.
+
+    >>> format_move(Move.place(5, 12, 1, True)), format_move(Move.swap(5))
+    ('RRY5@12:1m', 'swap RRY5')
+    """
     if move.kind == "pass":
         return "pass"
     if move.piece is None:

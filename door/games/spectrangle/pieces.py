@@ -119,6 +119,13 @@ def piece_index(text: str) -> int:
 
     Case does not matter. ``ValueError`` with a helpful message otherwise: a known colour
     set written in another order is answered with its canonical name.
+
+    >>> piece_index("rry5"), piece_index("RRY")
+    (5, 5)
+    >>> piece_index("YRR")
+    Traceback (most recent call last):
+    ...
+    ValueError: there is no piece 'YRR'; did you mean RRY5?
     """
     t = text.strip().upper()
     found = _by_name().get(t)
