@@ -55,6 +55,37 @@ def single_steps(me: Side | list[int], opp: Side | list[int], die: int) -> list[
     return out
 
 
+def legal_step(
+    me: Side | list[int], opp: Side | list[int], src: int, dst: int, die: int
+) -> Step | None:
+    """The step ``src``/``dst`` with ``die`` if :func:`single_steps` lists it, else None:
+    the same rules for one named step, without listing the others.
+
+    >>> from door.games.backgammon.position import start_side
+    >>> legal_step(start_side(), start_side(), 13, 10, 3)
+    (13, 10, 3, False)
+    >>> legal_step(start_side(), start_side(), 6, 0, 6) is None  # not every checker home
+    True
+    """
+    if me[24]:
+        if src != 25 or dst != 25 - die:
+            return None
+        o = opp[24 - dst]
+        return (25, dst, die, o == 1) if o < 2 else None
+    if not 1 <= src <= 24 or not me[src - 1]:
+        return None
+    target = src - die
+    if target > 0:
+        if dst != target:
+            return None
+        o = opp[24 - dst]
+        return (src, dst, die, o == 1) if o < 2 else None
+    # Bearing off: every checker home, and a larger number only from the highest point.
+    if dst != 0 or any(me[6:24]) or (target < 0 and any(me[src:6])):
+        return None
+    return (src, 0, die, False)
+
+
 def apply_step(me: list[int], opp: list[int], step: Step) -> None:
     """Make ``step`` on the mutable sides (no legality check)."""
     src, dst, _die, hit = step

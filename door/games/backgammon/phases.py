@@ -10,10 +10,16 @@ from __future__ import annotations
 
 from door.games.backgammon.position import (
     BAR,
+    DECIDE,
+    DICE,
+    DOUBLED,
     MAX_CUBE,
+    MOVING,
+    OPENING,
+    OVER,
+    RESIGNING,
     BackgammonState,
     GameResult,
-    Phase,
     Side,
     borne_off,
     start_side,
@@ -88,16 +94,16 @@ def may_beaver(state: BackgammonState) -> bool:
 
 def start_turn(state: BackgammonState) -> BackgammonState:
     """The seat on roll begins its turn: it decides, or its dice are due at once."""
-    phase = Phase.DECIDE if can_double(state) else Phase.DICE
+    phase = DECIDE if can_double(state) else DICE
     return state.evolve(phase=phase, dice=None, rolled=False, resigner=None, resign_level=0)
 
 
 def to_act(state: BackgammonState) -> int | None:
     """The seat that must act, or ``None`` (chance is due, or the match is over)."""
-    if state.phase in (Phase.DECIDE, Phase.MOVING):
+    if state.phase in (DECIDE, MOVING):
         return state.turn
-    if state.phase in (Phase.DOUBLED, Phase.RESIGNING):
-        if state.phase == Phase.RESIGNING and state.resigner is not None:
+    if state.phase in (DOUBLED, RESIGNING):
+        if state.phase == RESIGNING and state.resigner is not None:
             return 1 - state.resigner
         return state.turn if state.beavered else 1 - state.turn
     return None
@@ -105,12 +111,12 @@ def to_act(state: BackgammonState) -> int | None:
 
 def chance_pending(state: BackgammonState) -> bool:
     """Are dice due (the opening roll, or the roll of the seat on roll)?"""
-    return state.phase in (Phase.OPENING, Phase.DICE)
+    return state.phase in (OPENING, DICE)
 
 
 def roll(state: BackgammonState, d1: int, d2: int) -> BackgammonState:
     """Apply checked dice to the pending roll; ``ValueError`` when no dice are due."""
-    if state.phase == Phase.OPENING:
+    if state.phase == OPENING:
         if d1 == d2:
             opts = state.options
             if state.is_money and opts.auto_doubles and opts.cube and state.cube == 1:
@@ -118,24 +124,24 @@ def roll(state: BackgammonState, d1: int, d2: int) -> BackgammonState:
             return state
         turn = 0 if d1 > d2 else 1
         return state.evolve(
-            turn=turn, phase=Phase.MOVING, dice=(max(d1, d2), min(d1, d2)), rolled=False
+            turn=turn, phase=MOVING, dice=(max(d1, d2), min(d1, d2)), rolled=False
         )
-    if state.phase == Phase.DICE:
+    if state.phase == DICE:
         # Kept higher die first, as gnubg keeps them (and writes them in the Match ID).
-        return state.evolve(phase=Phase.MOVING, dice=(max(d1, d2), min(d1, d2)), rolled=False)
+        return state.evolve(phase=MOVING, dice=(max(d1, d2), min(d1, d2)), rolled=False)
     raise ValueError(f"no dice are due now (the game is in its {state.phase} phase)")
 
 
 def not_now(state: BackgammonState, what: str) -> str:
     """Why ``what`` (e.g. ``"double"``) cannot be done in this phase, for the player."""
     phase = state.phase
-    if phase == Phase.MOVING:
+    if phase == MOVING:
         return f"you cannot {what} now: play your roll first"
-    if phase == Phase.DECIDE:
+    if phase == DECIDE:
         return f"you cannot {what} now: roll (or double) first"
-    if phase == Phase.DOUBLED:
+    if phase == DOUBLED:
         return f"you cannot {what} now: the double must be taken or dropped first"
-    if phase == Phase.RESIGNING:
+    if phase == RESIGNING:
         return f"you cannot {what} now: the resignation must be accepted or rejected first"
     return f"you cannot {what} now"
 
@@ -148,47 +154,47 @@ def apply_action(state: BackgammonState, action: str, level: int = 0) -> Backgam
     ``IllegalMoveError`` names the rule that forbids it."""
     phase = state.phase
     if action == "roll":
-        if phase != Phase.DECIDE:
+        if phase != DECIDE:
             raise IllegalMoveError(not_now(state, "roll"))
-        return state.evolve(phase=Phase.DICE, rolled=True)
+        return state.evolve(phase=DICE, rolled=True)
     if action == "double":
         return _double(state)
     if action in ("take", "drop", "beaver"):
         return _answer_double(state, action)
     if action == "resign":
-        if phase not in (Phase.DECIDE, Phase.MOVING):
+        if phase not in (DECIDE, MOVING):
             raise IllegalMoveError(not_now(state, "resign"))
         if level not in (1, 2, 3):
             raise IllegalMoveError("resign single, gammon or backgammon")
-        return state.evolve(phase=Phase.RESIGNING, resigner=state.turn, resign_level=level)
+        return state.evolve(phase=RESIGNING, resigner=state.turn, resign_level=level)
     if action in ("accept", "reject"):
         return _answer_resignation(state, action)
     raise IllegalMoveError(f"unknown action {action!r}")
 
 
 def _double(state: BackgammonState) -> BackgammonState:
-    if state.phase != Phase.DECIDE:
-        if state.phase == Phase.MOVING:
+    if state.phase != DECIDE:
+        if state.phase == MOVING:
             raise IllegalMoveError("you can only double at the start of your turn, before rolling")
         raise IllegalMoveError(not_now(state, "double"))
     if not can_double(state):
         raise IllegalMoveError(why_no_double(state))
-    return state.evolve(phase=Phase.DOUBLED, rolled=False)
+    return state.evolve(phase=DOUBLED, rolled=False)
 
 
 def _answer_double(state: BackgammonState, action: str) -> BackgammonState:
-    if state.phase != Phase.DOUBLED:
+    if state.phase != DOUBLED:
         raise IllegalMoveError(f"there is no double to {action}")
     doubler = state.turn
     if state.beavered:
         # The original doubler answers the beaver; the beaverer keeps the cube.
         if action == "take":
-            return state.evolve(phase=Phase.DICE, cube=state.cube * 2, beavered=False)
+            return state.evolve(phase=DICE, cube=state.cube * 2, beavered=False)
         if action == "drop":
             return end_game(state, 1 - doubler, 1, "drop")
         raise IllegalMoveError("a beaver cannot be beavered back (no raccoons here)")
     if action == "take":
-        return state.evolve(phase=Phase.DICE, cube=state.cube * 2, cube_owner=1 - doubler)
+        return state.evolve(phase=DICE, cube=state.cube * 2, cube_owner=1 - doubler)
     if action == "drop":
         return end_game(state, doubler, 1, "drop")
     if not may_beaver(state):
@@ -197,13 +203,13 @@ def _answer_double(state: BackgammonState, action: str) -> BackgammonState:
 
 
 def _answer_resignation(state: BackgammonState, action: str) -> BackgammonState:
-    if state.phase != Phase.RESIGNING or state.resigner is None:
+    if state.phase != RESIGNING or state.resigner is None:
         raise IllegalMoveError(f"there is no resignation to {action}")
     if action == "accept":
         return end_game(state, 1 - state.resigner, state.resign_level, "resign")
     back = state.evolve(resigner=None, resign_level=0)
     if back.dice is not None:
-        return back.evolve(phase=Phase.MOVING)
+        return back.evolve(phase=MOVING)
     return start_turn(back)
 
 
@@ -245,7 +251,7 @@ def _jacoby_applies(state: BackgammonState) -> bool:
 def _over(state: BackgammonState, score: tuple[int, int], result: GameResult) -> BackgammonState:
     """The match (or money game) over with ``score``, ``result`` its last game."""
     return state.evolve(
-        phase=Phase.OVER,
+        phase=OVER,
         dice=None,
         resigner=None,
         resign_level=0,
@@ -276,7 +282,7 @@ def end_game(state: BackgammonState, winner: int, value: int, reason: str) -> Ba
     return BackgammonState(
         board=(start_side(), start_side()),
         turn=0,
-        phase=Phase.OPENING,
+        phase=OPENING,
         dice=None,
         cube=1,
         cube_owner=None,
@@ -291,11 +297,11 @@ def end_game(state: BackgammonState, winner: int, value: int, reason: str) -> Ba
 def forfeit(state: BackgammonState, seat: int, reason: str) -> BackgammonState:
     """``seat`` gives up the whole match: the other seat wins it. In money play the game
     counts as lost with the gammon/backgammon the board shows."""
-    if state.phase == Phase.OVER:
+    if state.phase == OVER:
         return state
     winner = 1 - seat
     value = game_value(state.board[winner], state.board[seat])
-    if state.phase == Phase.OPENING:
+    if state.phase == OPENING:
         value = 1
     ended = end_game(state, winner, value, reason)
     if state.is_money:

@@ -26,7 +26,14 @@ from door.games.backgammon.moves import (
     resign,
 )
 from door.games.backgammon.phases import chance_pending, mover_sides, not_now
-from door.games.backgammon.position import BAR, BackgammonState, Phase, Side
+from door.games.backgammon.position import (
+    BAR,
+    DOUBLED,
+    MOVING,
+    OVER,
+    BackgammonState,
+    Side,
+)
 from door.games.base import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
 
 Sides = tuple[Side, Side]
@@ -42,7 +49,7 @@ _DOUBLE_ANSWERS = {"pass": "drop", "accept": "take", "ok": "take", "reject": "dr
 
 def plays(state: BackgammonState) -> list[movegen.PlayResult]:
     """Every distinct checker play (with resulting sides) in the moving phase."""
-    if state.phase != Phase.MOVING or state.dice is None:
+    if state.phase != MOVING or state.dice is None:
         return []
     me, opp = mover_sides(state)
     return movegen.legal_plays(me, opp, state.dice[0], state.dice[1])
@@ -97,10 +104,10 @@ def _walk_steps(state: BackgammonState, steps: Sequence[movegen.Step]) -> Sides:
         where = f"{notation.point_name(src)}/{notation.point_name(dst)}"
         if die not in dice:
             raise IllegalMoveError(f"{where} needs a {die}, which is not left of your {d1}-{d2}")
-        match = [s for s in movegen.single_steps(m, o, die) if s[0] == src and s[1] == dst]
-        if not match:
+        legal = movegen.legal_step(m, o, src, dst, die)
+        if legal is None:
             raise IllegalMoveError(f"{where} is not a legal move of a {die}")
-        movegen.apply_step(m, o, match[0])
+        movegen.apply_step(m, o, legal)
         dice.remove(die)
     return tuple(m), tuple(o)
 
@@ -201,7 +208,7 @@ def read_move(state: BackgammonState, text: str) -> BgMove:
     phase) or a checker play (matched against the legal plays). Raises the error trio."""
     words = " ".join(text.strip().lower().split())
     phase = state.phase
-    if phase == Phase.OVER:
+    if phase == OVER:
         raise IllegalMoveError("the match is over")
     if chance_pending(state):
         raise IllegalMoveError("the dice must be rolled first")
@@ -212,7 +219,7 @@ def read_move(state: BackgammonState, text: str) -> BgMove:
     if first in ("move", "m"):
         words = rest
     written = notation.parse_text(words)
-    if phase != Phase.MOVING:
+    if phase != MOVING:
         raise IllegalMoveError(not_now(state, "move checkers"))
     return _match_play(state, written, words)
 
@@ -220,14 +227,14 @@ def read_move(state: BackgammonState, text: str) -> BgMove:
 def _read_action(state: BackgammonState, words: str) -> BgMove | None:
     """The action ``words`` name, or None when they must be a checker play."""
     phase = state.phase
-    if words == "pass" and phase == Phase.MOVING and not plays(state):
+    if words == "pass" and phase == MOVING and not plays(state):
         return EMPTY_PLAY  # "pass" with nothing to play means passing the turn
     if words in ("roll", "r"):
         return ROLL
     if words in ("double", "redouble", "d"):
         return DOUBLE
     if words in ("take", "drop", "pass", "beaver") or (
-        words in ("accept", "reject", "ok") and phase == Phase.DOUBLED
+        words in ("accept", "reject", "ok") and phase == DOUBLED
     ):
         word = _DOUBLE_ANSWERS.get(words, words)
         return {"take": TAKE, "drop": DROP, "beaver": BEAVER}[word]
@@ -242,7 +249,7 @@ def _read_action(state: BackgammonState, words: str) -> BgMove | None:
 
 
 def _empty_play(state: BackgammonState) -> BgMove:
-    if state.phase == Phase.MOVING:
+    if state.phase == MOVING:
         legal = plays(state)
         if not legal:
             return EMPTY_PLAY

@@ -107,7 +107,6 @@ from door.games.backgammon.position import (
     RESIGNING,
     BackgammonState,
     Options,
-    Phase,
 )
 from door.games.base import IllegalMoveError, JSONValue, Outcome
 
@@ -215,17 +214,17 @@ class BackgammonRules:
         """Every legal action of the seat to act; in the moving phase every distinct play
         (or the empty play when the roll cannot be played)."""
         phase = state.phase
-        if phase == Phase.MOVING:
+        if phase == MOVING:
             plays = reading.plays(state)
             return [BgMove("play", p[0]) for p in plays] if plays else [EMPTY_PLAY]
-        if phase == Phase.DECIDE:
+        if phase == DECIDE:
             return [ROLL, DOUBLE] if can_double(state) else [ROLL]
-        if phase == Phase.DOUBLED:
+        if phase == DOUBLED:
             out = [TAKE, DROP]
             if phases.may_beaver(state) and not state.beavered:
                 out.append(BEAVER)
             return out
-        if phase == Phase.RESIGNING:
+        if phase == RESIGNING:
             return [ACCEPT, REJECT]
         return []
 
@@ -233,13 +232,13 @@ class BackgammonRules:
         """The state after ``move``; ``IllegalMoveError`` names the rule that forbids it.
 
         Checked, whatever the move's origin (see the module doc for what that costs)."""
-        if state.phase == Phase.OVER:
+        if state.phase == OVER:
             raise IllegalMoveError("the match is over")
         if phases.chance_pending(state):
             raise IllegalMoveError("the dice must be rolled first")
         if move.action != "play":
             return phases.apply_action(state, move.action, move.level)
-        if state.phase != Phase.MOVING:
+        if state.phase != MOVING:
             raise IllegalMoveError(phases.not_now(state, "move checkers"))
         return phases.after_play(state, *reading.checked_play(state, move.steps))
 
@@ -257,7 +256,7 @@ class BackgammonRules:
         >>> rules.apply_unchecked(state, move) == rules.apply(state, move)
         True
         """
-        if move.action != "play" or state.phase != Phase.MOVING:
+        if move.action != "play" or state.phase != MOVING:
             return self.apply(state, move)
         me, opp = mover_sides(state)
         return phases.after_play(state, *play_result(me, opp, move.steps))
@@ -317,7 +316,7 @@ class BackgammonRules:
         """The next game of a money session: a finished money game's state with a fresh
         board, the opening roll pending and ``score`` (the session's running totals) kept.
         ``ValueError`` unless ``state`` is a finished money game."""
-        if not state.is_money or state.phase != Phase.OVER:
+        if not state.is_money or state.phase != OVER:
             raise ValueError("only a finished money game can be followed by another")
         return BackgammonState(score=state.score, last_game=state.last_game, options=state.options)
 
