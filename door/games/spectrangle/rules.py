@@ -41,7 +41,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from door.games.base import IllegalMoveError, JSONValue, Outcome
+from door.games.base import IllegalMoveError, JSONValue, Outcome, Refusal
 from door.games.spectrangle import notation, spn
 from door.games.spectrangle.board import FIELD_COUNT, fields
 from door.games.spectrangle.moves import (
@@ -94,11 +94,12 @@ class SpectrangleRules:
     def validate_options(
         self, seats: int, options: Mapping[str, JSONValue]
     ) -> dict[str, JSONValue]:
+        """Checked, complete options; a ``Refusal`` (a ``ValueError``) names the problem."""
         if not self.min_seats <= seats <= self.max_seats:
-            raise ValueError(f"Spectrangle is for 2 to 4 players, not {seats}")
+            raise Refusal(f"Spectrangle is for 2 to 4 players, not {seats}")
         unknown = sorted(set(options) - set(_OPTION_KEYS))
         if unknown:
-            raise ValueError(
+            raise Refusal(
                 f"unknown option {unknown[0]!r}: Spectrangle knows {', '.join(_OPTION_KEYS)}"
             )
         result = self.default_options()
@@ -106,10 +107,10 @@ class SpectrangleRules:
             if key in options:
                 value = options[key]
                 if not isinstance(value, bool):
-                    raise ValueError(f"option {key!r} is yes or no (true/false), not {value!r}")
+                    raise Refusal(f"option {key!r} is yes or no (true/false), not {value!r}")
                 result[key] = value
         if result["teams"] and seats != 4:
-            raise ValueError("the team variant needs exactly 4 players")
+            raise Refusal("the team variant needs exactly 4 players")
         return result
 
     def new_game(self, seats: int, options: Mapping[str, JSONValue]) -> SpectrangleState:
