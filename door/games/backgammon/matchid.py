@@ -30,15 +30,10 @@ from door.games.backgammon.phases import (
     to_act,
 )
 from door.games.backgammon.position import (
-    DICE,
-    DOUBLED,
-    MOVING,
-    OPENING,
-    OVER,
-    RESIGNING,
     BackgammonState,
     GameResult,
     Options,
+    Phase,
     check_board,
 )
 from door.games.base import JSONValue
@@ -65,9 +60,9 @@ def state_to_id(state: BackgammonState) -> str:
 
 def _match_key(state: BackgammonState) -> MatchKey:
     game_state = 1
-    if state.phase == OPENING:
+    if state.phase == Phase.OPENING:
         game_state = 0
-    elif state.phase == OVER:
+    elif state.phase == Phase.OVER:
         reason = state.last_game.reason if state.last_game else "normal"
         game_state = {"normal": 2, "drop": 4}.get(reason, 3)
     act = to_act(state)
@@ -78,8 +73,8 @@ def _match_key(state: BackgammonState) -> MatchKey:
         crawford=state.crawford_game,
         game_state=game_state,
         turn=state.turn if act is None else act,
-        doubled=state.phase == DOUBLED,
-        resign=state.resign_level if state.phase == RESIGNING else 0,
+        doubled=state.phase == Phase.DOUBLED,
+        resign=state.resign_level if state.phase == Phase.RESIGNING else 0,
         dice=state.dice or (0, 0),
         match_length=state.match_length,
         score=state.score,
@@ -98,7 +93,7 @@ def _extras(state: BackgammonState) -> list[str]:
         extras.append("nocube")
     if not o.crawford and not state.is_money:
         extras.append("nocrawford")
-    if state.phase == DICE and can_double(state):
+    if state.phase == Phase.DICE and can_double(state):
         extras.append("rolled")
     if state.post_crawford != implied_post(state):
         extras.append("post" if state.post_crawford else "nopost")
@@ -211,25 +206,25 @@ def _with_phase(state: BackgammonState, key: MatchKey, extras: list[str]) -> Bac
     """``state`` in the phase the Match ID (and the ``rolled`` extra) says."""
     turn = state.turn
     if key.game_state == 0:
-        return state.evolve(phase=OPENING, dice=None)
+        return state.evolve(phase=Phase.OPENING, dice=None)
     if key.game_state in _OVER_STATES:
         last = state.last_game or _infer_last(state, key)
-        return state.evolve(phase=OVER, dice=None, last_game=last)
+        return state.evolve(phase=Phase.OVER, dice=None, last_game=last)
     if key.doubled:
         if key.turn == turn:
             # The doubler answers a beaver: the beaverer owns the doubled cube.
             if not (state.is_money and key.cube_owner == 1 - turn):
                 raise ValueError("Match ID: the doubled player must be the one to act")
-            return state.evolve(phase=DOUBLED, dice=None, beavered=True)
-        return state.evolve(phase=DOUBLED, dice=None)
+            return state.evolve(phase=Phase.DOUBLED, dice=None, beavered=True)
+        return state.evolve(phase=Phase.DOUBLED, dice=None)
     if key.resign:
         if key.turn == turn:
             raise ValueError("Match ID: a resignation must be answered by the other player")
-        return state.evolve(phase=RESIGNING, resigner=turn, resign_level=key.resign)
+        return state.evolve(phase=Phase.RESIGNING, resigner=turn, resign_level=key.resign)
     if state.dice is not None:
-        return state.evolve(phase=MOVING)
+        return state.evolve(phase=Phase.MOVING)
     if "rolled" in extras:
-        return state.evolve(phase=DICE, rolled=True)
+        return state.evolve(phase=Phase.DICE, rolled=True)
     return start_turn(state)
 
 

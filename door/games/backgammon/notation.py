@@ -7,7 +7,7 @@ a blot was hit, ``(n)`` for n identical moves.
 
 :func:`parse_text` reads the notation into checker moves (it accepts ``-`` as well as
 ``/``, ``b`` for ``bar``, ``o`` for ``off``, any case, commas or spaces between moves);
-matching them against the legal plays is the rules' job (``rules.py``).
+matching them against the legal plays is the rules' job (``reading.py``).
 """
 
 from __future__ import annotations

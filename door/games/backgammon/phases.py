@@ -8,6 +8,8 @@ plays are made here (:func:`after_play`) once the rules have checked them.
 
 from __future__ import annotations
 
+from door.games.backgammon import moves
+from door.games.backgammon.moves import BgMove
 from door.games.backgammon.position import (
     BAR,
     DECIDE,
@@ -170,6 +172,26 @@ def apply_action(state: BackgammonState, action: str, level: int = 0) -> Backgam
     if action in ("accept", "reject"):
         return _answer_resignation(state, action)
     raise IllegalMoveError(f"unknown action {action!r}")
+
+
+def legal_actions(state: BackgammonState) -> list[BgMove]:
+    """The actions the seat to act may take outside the moving phase (resigning, which
+    bots would offer at random, is left out).
+
+    >>> [m.action for m in legal_actions(BackgammonState().evolve(phase=DECIDE))]
+    ['roll', 'double']
+    """
+    phase = state.phase
+    if phase == DECIDE:
+        return [moves.ROLL, moves.DOUBLE] if can_double(state) else [moves.ROLL]
+    if phase == DOUBLED:
+        out = [moves.TAKE, moves.DROP]
+        if may_beaver(state) and not state.beavered:
+            out.append(moves.BEAVER)
+        return out
+    if phase == RESIGNING:
+        return [moves.ACCEPT, moves.REJECT]
+    return []
 
 
 def _double(state: BackgammonState) -> BackgammonState:

@@ -69,15 +69,8 @@ from typing import Any
 from door.games.backgammon import matchid, notation, phases, reading
 from door.games.backgammon.movegen import PlayResult, play_result
 from door.games.backgammon.moves import (
-    ACCEPT,
-    BEAVER,
-    DOUBLE,
-    DROP,
     EMPTY_PLAY,
     NO_PLAY,
-    REJECT,
-    ROLL,
-    TAKE,
     BgMove,
     Dice,
 )
@@ -213,20 +206,10 @@ class BackgammonRules:
     def legal_moves(self, state: BackgammonState) -> Sequence[BgMove]:
         """Every legal action of the seat to act; in the moving phase every distinct play
         (or the empty play when the roll cannot be played)."""
-        phase = state.phase
-        if phase == MOVING:
+        if state.phase == MOVING:
             plays = reading.plays(state)
             return [BgMove("play", p[0]) for p in plays] if plays else [EMPTY_PLAY]
-        if phase == DECIDE:
-            return [ROLL, DOUBLE] if can_double(state) else [ROLL]
-        if phase == DOUBLED:
-            out = [TAKE, DROP]
-            if phases.may_beaver(state) and not state.beavered:
-                out.append(BEAVER)
-            return out
-        if phase == RESIGNING:
-            return [ACCEPT, REJECT]
-        return []
+        return phases.legal_actions(state)
 
     def apply(self, state: BackgammonState, move: BgMove) -> BackgammonState:
         """The state after ``move``; ``IllegalMoveError`` names the rule that forbids it.
