@@ -42,10 +42,11 @@ phase after choosing to roll), ``post`` (post-Crawford without the Crawford rule
 
 Moves, checked and unchecked (python-chess's ``Board.push`` beside ``push_san``): a
 :class:`BgMove` is a plain value, and two equal moves always do the same. A play's steps
-fix the position it reaches, so ``apply`` needs no search to make it: it checks each step
-(a legal single step of an unused die), and only a play of fewer dice than the roll has
-lists every play to rule out a longer one. ``apply_unchecked`` skips the checks, for moves
-just taken from ``legal_moves`` or ``parse_move`` of the same state.
+fix the position it reaches (``movegen.play_result``), so ``apply`` needs no search to
+make it: it checks each step (a legal single step of an unused die), and only a play that
+uses fewer dice than the roll needs the list of every play, to rule out a longer one.
+``apply_unchecked`` skips the checks, for moves just taken from ``legal_moves`` or
+``parse_move`` of the same state. Phases are ``position.Phase``, a ``StrEnum``.
 
 The work is split by job: ``phases`` (the phase machine and scoring), ``matchid`` (the
 ID codec), ``reading`` (reading and checking plays, and saying what is wrong) and
