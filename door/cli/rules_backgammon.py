@@ -20,6 +20,14 @@ import argparse
 import sys
 from typing import Any, TextIO
 
+from door.cli.rules_io import (
+    add_game,
+    answer_batch,
+    answer_one,
+    final_scores,
+    usage_error,
+)
+
 
 def _move_lines(position_id: str, d1: int, d2: int) -> list[str]:
     from door.games.backgammon.ids import decode_position, encode_position
@@ -47,36 +55,20 @@ def _parse_batch_line(line: str) -> tuple[str, int, int]:
     return parts[0], d1, d2
 
 
+def _batch_answer(line: str) -> list[str]:
+    return _move_lines(*_parse_batch_line(line))
+
+
 def _cmd_moves(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     if args.batch:
-        status = 0
-        for line in sys.stdin:
-            if not line.strip():
-                continue
-            try:
-                lines = _move_lines(*_parse_batch_line(line))
-            except ValueError as exc:
-                lines = [f"error: {exc}"]
-                status = 1
-            if lines:
-                out.write("\n".join(lines) + "\n")
-            out.write("\n")
-        out.flush()
-        return status
+        return answer_batch(sys.stdin, _batch_answer, out)
     if args.position_id is None or args.dice is None:
-        sys.stderr.write(
-            "door rules backgammon moves: give --position-id ID --dice D1 D2, or --batch\n"
-        )
-        return 2
-    try:
-        lines = _move_lines(args.position_id, args.dice[0], args.dice[1])
-    except ValueError as exc:
-        sys.stderr.write(f"door rules backgammon moves: {exc}\n")
-        return 2
-    for text in lines:
-        out.write(text + "\n")
-    return 0
+        return usage_error("backgammon moves", "give --position-id ID --dice D1 D2, or --batch")
+    d1, d2 = args.dice
+    return answer_one(
+        "backgammon moves", args.position_id, lambda pid: _move_lines(pid, d1, d2), out
+    )
 
 
 def _cmd_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -90,8 +82,7 @@ def _cmd_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
         me, opp = decode_position(pos_id)
         key: MatchKey | None = decode_match(match_id) if match_id else None
     except ValueError as exc:
-        sys.stderr.write(f"door rules backgammon show: {exc}\n")
-        return 2
+        return usage_error("backgammon show", str(exc))
     if key is not None:
         out.write(f" Match ID: {match_id}\n")
     out.write(render(me, opp, key, position_id=pos_id))
@@ -109,8 +100,7 @@ def _cmd_selfplay(args: argparse.Namespace, out: TextIO | None = None) -> int:
     try:
         state = rules.new_game(2, {"match_length": args.match_length})
     except ValueError as exc:
-        sys.stderr.write(f"door rules backgammon selfplay: {exc}\n")
-        return 2
+        return usage_error("backgammon selfplay", str(exc))
     rng = random.Random(args.seed)
     out.write(f"start\t{rules.to_id(state)}\n")
     while rules.outcome(state) is None:
@@ -132,19 +122,12 @@ def _cmd_selfplay(args: argparse.Namespace, out: TextIO | None = None) -> int:
             text = f"{seat} {rules.format_move(state, move)}"
             state = rules.apply(state, move)
         out.write(f"{text}\t{rules.to_id(state)}\n")
-    outcome = rules.outcome(state)
-    assert outcome is not None
-    out.write("final scores: " + ",".join(str(s) for s in outcome.scores) + "\n")
-    return 0
+    return final_scores(rules, state, out)
 
 
 def register(games: Any) -> None:
     """Add ``backgammon`` with its ``moves`` and ``show`` sub-commands."""
-    parser = games.add_parser(
-        "backgammon", help="legal plays and boards for gnubg Position IDs"
-    )
-    sub = parser.add_subparsers(dest="action", metavar="ACTION")
-    sub.required = True
+    sub = add_game(games, "backgammon", "legal plays and boards for gnubg Position IDs")
 
     moves = sub.add_parser(
         "moves",

@@ -15,6 +15,14 @@ import random
 import sys
 from typing import Any, TextIO
 
+from door.cli.rules_io import (
+    add_game,
+    answer_batch,
+    answer_one,
+    final_scores,
+    usage_error,
+)
+
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
     return {"mirror": not args.no_mirror, "teams": bool(args.teams)}
@@ -31,32 +39,15 @@ def _move_lines(spn_text: str, options: dict[str, Any]) -> list[str]:
 def _cmd_moves(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     options = _options(args)
+
+    def answer(spn_text: str) -> list[str]:
+        return _move_lines(spn_text, options)
+
     if args.batch:
-        status = 0
-        for line in sys.stdin:
-            if not line.strip():
-                continue
-            try:
-                lines = _move_lines(line, options)
-            except ValueError as exc:
-                lines = [f"error: {exc}"]
-                status = 1
-            for text in lines:
-                out.write(text + "\n")
-            out.write("\n")
-            out.flush()
-        return status
+        return answer_batch(sys.stdin, answer, out)
     if args.spn is None:
-        sys.stderr.write('door rules spectrangle moves: give --spn "<SPN>" or --batch\n')
-        return 2
-    try:
-        lines = _move_lines(args.spn, options)
-    except ValueError as exc:
-        sys.stderr.write(f"door rules spectrangle moves: {exc}\n")
-        return 2
-    for text in lines:
-        out.write(text + "\n")
-    return 0
+        return usage_error("spectrangle moves", 'give --spn "<SPN>" or --batch')
+    return answer_one("spectrangle moves", args.spn, answer, out)
 
 
 def _cmd_selfplay(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -67,8 +58,7 @@ def _cmd_selfplay(args: argparse.Namespace, out: TextIO | None = None) -> int:
     try:
         state = rules.new_game(args.players, _options(args))
     except ValueError as exc:
-        sys.stderr.write(f"door rules spectrangle selfplay: {exc}\n")
-        return 2
+        return usage_error("spectrangle selfplay", str(exc))
     rng = random.Random(args.seed)
 
     def draw_all() -> None:
@@ -83,19 +73,14 @@ def _cmd_selfplay(args: argparse.Namespace, out: TextIO | None = None) -> int:
         state = rules.apply(state, move)
         draw_all()
         out.write(rules.to_id(state) + "\n")
-    outcome = rules.outcome(state)
-    assert outcome is not None
-    out.write("final scores: " + ",".join(str(s) for s in outcome.scores) + "\n")
-    return 0
+    return final_scores(rules, state, out)
 
 
 def register(games: Any) -> None:
     """Add the ``spectrangle`` parser with its ``moves`` and ``selfplay`` commands."""
-    parser = games.add_parser(
-        "spectrangle", help="Spectrangle: list legal moves for an SPN, random self-play"
+    actions = add_game(
+        games, "spectrangle", "Spectrangle: list legal moves for an SPN, random self-play"
     )
-    actions = parser.add_subparsers(dest="action", metavar="ACTION")
-    actions.required = True
 
     def table_options(p: argparse.ArgumentParser) -> None:
         p.add_argument(

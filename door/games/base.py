@@ -108,7 +108,8 @@ class GameRules(Protocol[S, M, C]):
     def validate_options(
         self, seats: int, options: Mapping[str, JSONValue]
     ) -> dict[str, JSONValue]:
-        """Return the complete, checked options; raise ``ValueError`` with a reason."""
+        """Return the complete, checked options; raise a :class:`Refusal` (a
+        ``ValueError``) whose message, fit to show the player, gives the reason."""
         ...
 
     def new_game(self, seats: int, options: Mapping[str, JSONValue]) -> S:
@@ -151,7 +152,9 @@ class GameRules(Protocol[S, M, C]):
         ...
 
     def apply(self, state: S, move: M) -> S:
-        """The state after a legal move; ``IllegalMoveError`` if it is not legal."""
+        """The state after a legal move; ``IllegalMoveError`` if it is not legal.
+
+        Checked whatever the move's origin: equal moves always do the same."""
         ...
 
     def parse_move(self, state: S, text: str) -> M:

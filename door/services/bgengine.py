@@ -562,8 +562,8 @@ class BgEngine:
             if DOUBLE in self.rules.legal_moves(state):
                 rows.append(("double", min(dt, dp)))
             rows.sort(key=lambda r: -r[1])
-            if double and rows[0][0] != "double":
-                rows.reverse()
+            if double != (rows[0][0] == "double"):
+                rows.reverse()  # the first row is what this engine would do
             return [(m, f"{e:+.3f}") for m, e in rows[:n]]
         if phase == DOUBLED and state.beavered:
             worth = self.beaver_take_worth(state)

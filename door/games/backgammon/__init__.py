@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from door.games.backgammon.moves import BgMove, Dice
 from door.games.backgammon.partial import PartialPlay
-from door.games.backgammon.position import BackgammonState, GameResult, Options
+from door.games.backgammon.position import BackgammonState, GameResult, Options, Phase
 from door.games.backgammon.rules import BackgammonRules
 
 __all__ = [
@@ -19,4 +19,5 @@ __all__ = [
     "GameResult",
     "Options",
     "PartialPlay",
+    "Phase",
 ]

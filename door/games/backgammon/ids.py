@@ -47,7 +47,12 @@ def _b64decode(text: str, nbytes: int, what: str) -> bytes:
 @functools.lru_cache(maxsize=4096)
 def encode_position(on_roll: Side, opponent: Side) -> str:
     """The Position ID of a board given as (player on roll, opponent), each 25 counts,
-    as gnubg shows it to the player on roll (the opponent's checkers are written first)."""
+    as gnubg shows it to the player on roll (the opponent's checkers are written first).
+
+    >>> from door.games.backgammon.position import start_side
+    >>> encode_position(start_side(), start_side())
+    '4HPwATDgc/ABMA'
+    """
     bits = 0
     pos = 0
     for side in (opponent, on_roll):
@@ -61,7 +66,12 @@ def encode_position(on_roll: Side, opponent: Side) -> str:
 
 
 def decode_position(text: str) -> tuple[Side, Side]:
-    """Read a Position ID: (player on roll, opponent). ``ValueError`` says what is wrong."""
+    """Read a Position ID: (player on roll, opponent). ``ValueError`` says what is wrong.
+
+    >>> from door.games.backgammon.position import start_side
+    >>> decode_position("4HPwATDgc/ABMA") == (start_side(), start_side())
+    True
+    """
     text = text.strip()
     key = _b64decode(text, 10, "Position ID")
     bits = int.from_bytes(key, "little")

@@ -55,6 +55,37 @@ def single_steps(me: Side | list[int], opp: Side | list[int], die: int) -> list[
     return out
 
 
+def legal_step(
+    me: Side | list[int], opp: Side | list[int], src: int, dst: int, die: int
+) -> Step | None:
+    """The step ``src``/``dst`` with ``die`` if :func:`single_steps` lists it, else None:
+    the same rules for one named step, without listing the others.
+
+    >>> from door.games.backgammon.position import start_side
+    >>> legal_step(start_side(), start_side(), 13, 10, 3)
+    (13, 10, 3, False)
+    >>> legal_step(start_side(), start_side(), 6, 0, 6) is None  # not every checker home
+    True
+    """
+    if me[24]:
+        if src != 25 or dst != 25 - die:
+            return None
+        o = opp[24 - dst]
+        return (25, dst, die, o == 1) if o < 2 else None
+    if not 1 <= src <= 24 or not me[src - 1]:
+        return None
+    target = src - die
+    if target > 0:
+        if dst != target:
+            return None
+        o = opp[24 - dst]
+        return (src, dst, die, o == 1) if o < 2 else None
+    # Bearing off: every checker home, and a larger number only from the highest point.
+    if dst != 0 or any(me[6:24]) or (target < 0 and any(me[src:6])):
+        return None
+    return (src, 0, die, False)
+
+
 def apply_step(me: list[int], opp: list[int], step: Step) -> None:
     """Make ``step`` on the mutable sides (no legality check)."""
     src, dst, _die, hit = step
@@ -86,83 +117,23 @@ def play_result(me: Side, opp: Side, play: Iterable[Step]) -> tuple[Side, Side]:
     return tuple(m), tuple(o)
 
 
+Found = dict[tuple[tuple[int, ...], int], Play]
+"""Plays found so far, keyed by (mover's side after, bitmask of the points hit)."""
+
+
 def legal_plays(me: Side, opp: Side, d1: int, d2: int) -> list[PlayResult]:
     """Every distinct legal play of the roll ``d1``-``d2``, one per resulting position.
 
     An empty list means the mover has no legal step at all (the turn passes). Each play is
     one step sequence that reaches its position; others may reach the same one.
+
+    >>> from door.games.backgammon.position import start_side
+    >>> len(legal_plays(start_side(), start_side(), 3, 1))
+    16
     """
     m = list(me)
     o = list(opp)
-    # key (mover's side, bitmask of hit points) -> (steps, depth)
-    found: dict[tuple[tuple[int, ...], int], Play] = {}
-    best = 0
-
-    if d1 == d2:
-        die = d1
-        path: list[Step] = []
-
-        def rec_double(depth: int, max_src: int, hits: int) -> None:
-            nonlocal best
-            if depth < 4:
-                any_step = False
-                for step in single_steps(m, o, die):
-                    src = step[0]
-                    # Steps of one number commute, so taking sources in non-increasing
-                    # order reaches every position while skipping most permutations.
-                    if src > max_src:
-                        continue
-                    any_step = True
-                    apply_step(m, o, step)
-                    path.append(step)
-                    rec_double(depth + 1, src, hits | (1 << step[1]) if step[3] else hits)
-                    path.pop()
-                    undo_step(m, o, step)
-                if any_step:
-                    return
-            if depth < best:
-                return
-            if depth > best:
-                best = depth
-                found.clear()
-            key = (tuple(m), hits)
-            if key not in found:
-                found[key] = tuple(path)
-
-        rec_double(0, 25, 0)
-        # The recursive closure refers to itself through its cell: clear that, or every
-        # doubles roll leaves a reference cycle for the garbage collector to find.
-        del rec_double
-    else:
-        big = max(d1, d2)
-        for first, second in ((d1, d2), (d2, d1)):
-            steps1 = single_steps(m, o, first)
-            for s1 in steps1:
-                apply_step(m, o, s1)
-                h1 = 1 << s1[1] if s1[3] else 0
-                steps2 = single_steps(m, o, second)
-                for s2 in steps2:
-                    apply_step(m, o, s2)
-                    if best < 2:
-                        best = 2
-                        found.clear()
-                    key = (tuple(m), h1 | (1 << s2[1]) if s2[3] else h1)
-                    if key not in found:
-                        found[key] = (s1, s2)
-                    undo_step(m, o, s2)
-                if not steps2 and best <= 1:
-                    best = 1
-                    key = (tuple(m), h1)
-                    old = found.get(key)
-                    # The same position by either die counts as played with the larger.
-                    if old is None or (first == big and old[0][2] != big):
-                        found[key] = (s1,)
-                undo_step(m, o, s1)
-        # Only one die can be used: it must be the larger one when that is possible.
-        if best == 1 and any(play[0][2] == big for play in found.values()):
-            found = {k: p for k, p in found.items() if p[0][2] == big}
-    if best == 0:
-        return []
+    found = _plays_of_doubles(m, o, d1) if d1 == d2 else _plays_of_two_dice(m, o, d1, d2)
     out: list[PlayResult] = []
     for play in found.values():
         mm, oo = play_result(me, opp, play)
@@ -170,10 +141,84 @@ def legal_plays(me: Side, opp: Side, d1: int, d2: int) -> list[PlayResult]:
     return out
 
 
-def max_dice(me: Side, opp: Side, d1: int, d2: int) -> int:
-    """How many dice the mover must use with this roll (0 when he cannot move)."""
-    plays = legal_plays(me, opp, d1, d2)
-    return len(plays[0][0]) if plays else 0
+def _plays_of_doubles(m: list[int], o: list[int], die: int) -> Found:
+    """The plays of as many steps of ``die`` as can be made (up to four)."""
+    found: Found = {}
+    best = [0]  # the most steps found so far
+    _doubles_from(m, o, die, 0, 25, 0, [], found, best)
+    return found if best[0] else {}
+
+
+def _doubles_from(
+    m: list[int],
+    o: list[int],
+    die: int,
+    depth: int,
+    max_src: int,
+    hits: int,
+    path: list[Step],
+    found: Found,
+    best: list[int],
+) -> None:
+    """Extend ``path`` (``depth`` steps so far) by every further step of ``die``."""
+    if depth < 4:
+        any_step = False
+        for step in single_steps(m, o, die):
+            src = step[0]
+            # Steps of one number commute, so taking sources in non-increasing
+            # order reaches every position while skipping most permutations.
+            if src > max_src:
+                continue
+            any_step = True
+            apply_step(m, o, step)
+            path.append(step)
+            hit = hits | (1 << step[1]) if step[3] else hits
+            _doubles_from(m, o, die, depth + 1, src, hit, path, found, best)
+            path.pop()
+            undo_step(m, o, step)
+        if any_step:
+            return
+    if depth < best[0]:
+        return
+    if depth > best[0]:
+        best[0] = depth
+        found.clear()
+    key = (tuple(m), hits)
+    if key not in found:
+        found[key] = tuple(path)
+
+
+def _plays_of_two_dice(m: list[int], o: list[int], d1: int, d2: int) -> Found:
+    """The plays of both dice, or else of one (the larger if it can be played)."""
+    found: Found = {}
+    best = 0
+    big = max(d1, d2)
+    for first, second in ((d1, d2), (d2, d1)):
+        for s1 in single_steps(m, o, first):
+            apply_step(m, o, s1)
+            h1 = 1 << s1[1] if s1[3] else 0
+            steps2 = single_steps(m, o, second)
+            for s2 in steps2:
+                apply_step(m, o, s2)
+                if best < 2:
+                    best = 2
+                    found.clear()
+                key = (tuple(m), h1 | (1 << s2[1]) if s2[3] else h1)
+                if key not in found:
+                    found[key] = (s1, s2)
+                undo_step(m, o, s2)
+            if not steps2 and best <= 1:
+                best = 1
+                key = (tuple(m), h1)
+                old = found.get(key)
+                # The same position by either die counts as played with the larger.
+                if old is None or (first == big and old[0][2] != big):
+                    found[key] = (s1,)
+            undo_step(m, o, s1)
+    # Only one die can be used: it must be the larger one when that is possible.
+    if best == 1 and any(play[0][2] == big for play in found.values()):
+        found = {k: p for k, p in found.items() if p[0][2] == big}
+    return found
 
 
 def find_full_play(

@@ -11,8 +11,7 @@ A :class:`BgMove` is one of
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from door.games.backgammon.movegen import Step
 
@@ -30,12 +29,6 @@ class BgMove:
     action: str
     steps: tuple[Step, ...] = ()
     level: int = 0
-    # Set only by the rules' own parse_move/legal_moves on a play they have just proved
-    # legal: (mover's side, opponent's side, dice, mover's side after, opponent's after).
-    # ``apply`` trusts it when the state still has those sides and dice, instead of
-    # generating every play again. Not an init field, so ``dataclasses.replace`` (which
-    # could change ``steps``) drops it; not compared, so moves stay equal as before.
-    trusted: Any = field(default=None, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.action not in ACTIONS:

@@ -7,7 +7,7 @@ a blot was hit, ``(n)`` for n identical moves.
 
 :func:`parse_text` reads the notation into checker moves (it accepts ``-`` as well as
 ``/``, ``b`` for ``bar``, ``o`` for ``off``, any case, commas or spaces between moves);
-matching them against the legal plays is the rules' job (``rules.py``).
+matching them against the legal plays is the rules' job (``reading.py``).
 """
 
 from __future__ import annotations
@@ -40,6 +40,12 @@ def format_play(steps: tuple[Step, ...] | list[Step], full_path: bool = False) -
     a hit point, the first one written carries the ``*``. ``full_path`` keeps every
     intermediate point (``24/22/17``), which shows the order the dice must be played in;
     gnubg writes that play ``24/17``.
+
+    >>> format_play(((8, 5, 3, False), (6, 5, 1, False)))
+    '8/5 6/5'
+    >>> steps = ((24, 22, 2, False), (22, 17, 5, False))
+    >>> format_play(steps), format_play(steps, full_path=True)
+    ('24/17', '24/22/17')
     """
     hit_points = {s[1] for s in steps if s[3]}
     moves = sorted(((s[0], s[1]) for s in steps), key=lambda m: (-m[0], -m[1]))
@@ -121,6 +127,9 @@ def parse_text(text: str) -> list[WrittenMove]:
     """Read checker-play notation into hops (chains split, ``(n)`` expanded).
 
     ``InvalidMoveError`` when it cannot be read; legality is not checked here.
+
+    >>> [(w.src, w.dst, w.starred) for w in parse_text("24/18 13/11*")]
+    [(24, 18, False), (13, 11, True)]
     """
     return list(_parse_text(text))
 

@@ -72,7 +72,11 @@ def opposite_side(side: int) -> int:
 
 
 def index_of(row: int, k: int) -> int:
-    """Field index from row and position in row; ``ValueError`` off the board."""
+    """Field index from row and position in row; ``ValueError`` off the board.
+
+    >>> index_of(0, 0), index_of(2, 3)
+    (0, 7)
+    """
     if not (0 <= row < ROWS and 0 <= k <= 2 * row):
         raise ValueError(f"no field at row {row}, position {k}")
     return row * row + k
@@ -97,7 +101,11 @@ def fields() -> tuple[Field, ...]:
 
 
 def field(i: int) -> Field:
-    """The field with index ``i``; ``ValueError`` if there is none."""
+    """The field with index ``i``; ``ValueError`` if there is none.
+
+    >>> field(8).row, field(8).up, field(8).neighbours
+    (2, True, (7, None, 14))
+    """
     if not 0 <= i < FIELD_COUNT:
         raise ValueError(f"there is no field {i}: fields are numbered 0 to 35")
     return fields()[i]

@@ -23,7 +23,7 @@ from functools import cache
 from door.games.spectrangle.board import FIELD_COUNT, fields, opposite_side
 from door.games.spectrangle.moves import Move, placements
 from door.games.spectrangle.pieces import JOKER_COLOUR, orientations, piece
-from door.games.spectrangle.state import SpectrangleState
+from door.games.spectrangle.state import Phase, SpectrangleState
 
 LEVELS: tuple[str, ...] = ("greedy", "strong")
 """The level names this module knows, weakest first."""
@@ -67,7 +67,7 @@ def rank_moves(state: SpectrangleState, level: str = "strong") -> list[tuple[Mov
     possible: swaps (when the bag has pieces) and ``pass``, valued for the stuck player.
     """
     seat = state.turn
-    if seat is None or state.phase != "play" or state.pending:
+    if seat is None or state.phase != Phase.PLAY or state.pending:
         return []
     found = placements(state)
     if not found:

@@ -19,7 +19,7 @@ from door.games.spectrangle.pieces import (
     orientations,
     piece,
 )
-from door.games.spectrangle.state import SpectrangleState
+from door.games.spectrangle.state import Phase, SpectrangleState
 
 MoveKind = Literal["place", "pass", "swap"]
 
@@ -157,7 +157,7 @@ def scored_moves(state: SpectrangleState) -> list[tuple[Move, int]]:
     When no placement exists: ``pass`` and, if the bag is not empty, one ``swap`` per
     piece in hand, each scoring 0. Ties keep piece-table, field, rotation order.
     """
-    if state.phase != "play" or state.pending or state.turn is None:
+    if state.phase != Phase.PLAY or state.pending or state.turn is None:
         return []
     found = placements(state)
     if found:
@@ -183,7 +183,7 @@ def why_illegal(
     """``None`` if the placement is legal for the seat to move, else the reason in words
     a player understands ("the left side touches Red, your piece shows Blue there")."""
     p = piece(piece_index)
-    if state.turn is None or state.phase != "play" or state.pending:
+    if state.turn is None or state.phase != Phase.PLAY or state.pending:
         return "it is nobody's turn to place a piece now"
     if piece_index not in state.hands[state.turn]:
         return f"you do not hold {p.name}"

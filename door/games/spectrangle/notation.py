@@ -14,7 +14,7 @@ from door.games.base import AmbiguousMoveError, IllegalMoveError, InvalidMoveErr
 from door.games.spectrangle.board import FIELD_COUNT, fields
 from door.games.spectrangle.moves import Move, can_place, placements, why_illegal
 from door.games.spectrangle.pieces import entry_for, orientations, piece, piece_index
-from door.games.spectrangle.state import SpectrangleState
+from door.games.spectrangle.state import Phase, SpectrangleState
 
 _HELP = "write a placement like RGY3@11:1 (add m if turned over), pass, or swap RRY5"
 
@@ -28,7 +28,12 @@ def _placement_re() -> re.Pattern[str]:
 
 
 def format_move(move: Move) -> str:
-    """The move in canonical notation."""
+    """The move in canonical notation: ``PIECE@FIELD:ROTATION`` (``m`` if turned over),
+    ``pass`` or ``swap PIECE``.
+
+    >>> format_move(Move.place(5, 12, 1, True)), format_move(Move.swap(5))
+    ('RRY5@12:1m', 'swap RRY5')
+    """
     if move.kind == "pass":
         return "pass"
     if move.piece is None:
@@ -73,7 +78,7 @@ def parse_move(state: SpectrangleState, text: str) -> Move:
         raise InvalidMoveError(f"no move given: {_HELP}")
     low = t.lower()
     seat = state.turn
-    if state.phase != "play" or state.pending or seat is None:
+    if state.phase != Phase.PLAY or state.pending or seat is None:
         raise IllegalMoveError("it is nobody's turn to move now")
     if low == "pass":
         if can_place(state, seat):

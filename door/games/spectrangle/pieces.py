@@ -119,6 +119,13 @@ def piece_index(text: str) -> int:
 
     Case does not matter. ``ValueError`` with a helpful message otherwise: a known colour
     set written in another order is answered with its canonical name.
+
+    >>> piece_index("rry5"), piece_index("RRY")
+    (5, 5)
+    >>> piece_index("YRR")
+    Traceback (most recent call last):
+    ...
+    ValueError: there is no piece 'YRR'; did you mean RRY5?
     """
     t = text.strip().upper()
     found = _by_name().get(t)
@@ -160,14 +167,6 @@ def orientations(index: int, up: bool, allow_mirror: bool) -> tuple[Orientation,
             if sides not in seen:
                 seen[sides] = Orientation(r, m, sides)
     return tuple(seen.values())
-
-
-def all_orientations(index: int, up: bool) -> tuple[Orientation, ...]:
-    """Every (rotation, mirror) pair for the piece, duplicates included (6 entries)."""
-    code = piece(index).code
-    return tuple(
-        Orientation(r, m, entry_for(code, up, r, m)) for m in (False, True) for r in range(3)
-    )
 
 
 def identify_entry(entry: str, up: bool) -> tuple[int, Orientation]:

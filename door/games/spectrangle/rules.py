@@ -23,6 +23,17 @@ Choices the reference leaves open, fixed here:
 
 ``to_id`` is SPN; it omits the set-up phase, pending draws, the safety-end counter, dropped
 seats and the end reason. ``snapshot_id`` / ``from_snapshot`` carry the complete state.
+
+>>> import random
+>>> rules, rng = SpectrangleRules(), random.Random(1)
+>>> state = rules.new_game(2, {})
+>>> while rules.chance_pending(state):  # the starting draws
+...     state = rules.apply_chance(state, rules.sample_chance(state, rng))
+>>> rules.to_act(state), len(rules.legal_moves(state))
+(1, 351)
+>>> move = rules.parse_move(state, "PPP6@0:0")
+>>> rules.format_move(state, move), rules.apply(state, move).scores
+('PPP6@0:0', (0, 6))
 """
 
 from __future__ import annotations
@@ -30,7 +41,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from door.games.base import IllegalMoveError, JSONValue, Outcome
+from door.games.base import IllegalMoveError, JSONValue, Outcome, Refusal
 from door.games.spectrangle import notation, spn
 from door.games.spectrangle.board import FIELD_COUNT, fields
 from door.games.spectrangle.moves import (
@@ -48,7 +59,7 @@ from door.games.spectrangle.pieces import (
     piece,
     piece_index,
 )
-from door.games.spectrangle.state import Draw, Placement, SpectrangleState
+from door.games.spectrangle.state import Draw, Phase, Placement, SpectrangleState
 
 _OPTION_KEYS = ("mirror", "teams")
 
@@ -83,11 +94,12 @@ class SpectrangleRules:
     def validate_options(
         self, seats: int, options: Mapping[str, JSONValue]
     ) -> dict[str, JSONValue]:
+        """Checked, complete options; a ``Refusal`` (a ``ValueError``) names the problem."""
         if not self.min_seats <= seats <= self.max_seats:
-            raise ValueError(f"Spectrangle is for 2 to 4 players, not {seats}")
+            raise Refusal(f"Spectrangle is for 2 to 4 players, not {seats}")
         unknown = sorted(set(options) - set(_OPTION_KEYS))
         if unknown:
-            raise ValueError(
+            raise Refusal(
                 f"unknown option {unknown[0]!r}: Spectrangle knows {', '.join(_OPTION_KEYS)}"
             )
         result = self.default_options()
@@ -95,10 +107,10 @@ class SpectrangleRules:
             if key in options:
                 value = options[key]
                 if not isinstance(value, bool):
-                    raise ValueError(f"option {key!r} is yes or no (true/false), not {value!r}")
+                    raise Refusal(f"option {key!r} is yes or no (true/false), not {value!r}")
                 result[key] = value
         if result["teams"] and seats != 4:
-            raise ValueError("the team variant needs exactly 4 players")
+            raise Refusal("the team variant needs exactly 4 players")
         return result
 
     def new_game(self, seats: int, options: Mapping[str, JSONValue]) -> SpectrangleState:
@@ -111,7 +123,7 @@ class SpectrangleRules:
             scores=(0,) * seats,
             turn=None,
             bag=tuple(range(PIECE_COUNT)),
-            phase="start",
+            phase=Phase.START,
             pending=tuple(range(seats)),
             mirror=bool(opts["mirror"]),
             teams=bool(opts["teams"]),
@@ -145,12 +157,12 @@ class SpectrangleRules:
 
     # --- whose turn ----------------------------------------------------------------
     def to_act(self, state: SpectrangleState) -> int | None:
-        if state.phase != "play" or state.pending:
+        if state.phase != Phase.PLAY or state.pending:
             return None
         return state.turn
 
     def chance_pending(self, state: SpectrangleState) -> bool:
-        return state.phase != "over" and bool(state.pending)
+        return state.phase != Phase.OVER and bool(state.pending)
 
     def sample_chance(self, state: SpectrangleState, rng: random.Random) -> Draw:
         """Draw the pending pieces from the bag with ``rng`` (one per pending seat)."""
@@ -177,10 +189,10 @@ class SpectrangleRules:
             hands[s] = _with(hands[s], p)
         bag = _without(state.bag, *event.pieces)
         after = state.evolve(hands=tuple(hands), bag=bag, pending=())
-        if state.phase == "start":
+        if state.phase == Phase.START:
             return self._resolve_start(after, tuple(dict.fromkeys(event.seats)))
-        if state.phase == "deal":
-            return after.evolve(phase="play")
+        if state.phase == Phase.DEAL:
+            return after.evolve(phase=Phase.PLAY)
         if state.swap_out is not None:
             seat = event.seats[0]
             hands[seat] = _without(hands[seat], state.swap_out)
@@ -205,7 +217,7 @@ class SpectrangleRules:
         deal: list[int] = []
         for s in state.active_seats():
             deal.extend([s] * (HAND_SIZE - len(state.hands[s])))
-        return state.evolve(phase="deal", turn=starter, pending=tuple(deal))
+        return state.evolve(phase=Phase.DEAL, turn=starter, pending=tuple(deal))
 
     def chance_to_json(self, event: Draw) -> JSONValue:
         return {"draw": [piece(p).name for p in event.pieces], "seats": list(event.seats)}
@@ -291,7 +303,7 @@ class SpectrangleRules:
     def _settle(self, state: SpectrangleState) -> SpectrangleState:
         """End the game if it is over: every hand empty, or the bag empty and nobody able
         to place, or a full round in which nobody could place."""
-        if state.phase != "play" or state.pending:
+        if state.phase != Phase.PLAY or state.pending:
             return state
         active = state.active_seats()
         if all(not state.hands[s] for s in active):
@@ -306,13 +318,13 @@ class SpectrangleRules:
         """Subtract each hand's face values and close the game. A game abandoned during
         the set-up (a forfeit before the first turn) ends with no penalty: nobody has
         played yet."""
-        if state.phase == "play":
+        if state.phase == Phase.PLAY:
             pairs = zip(state.scores, state.hands, strict=True)
             scores = tuple(sc - hand_value(h) for sc, h in pairs)
         else:
             scores = state.scores
         return state.evolve(
-            scores=scores, phase="over", turn=None, pending=(), swap_out=None, end=end
+            scores=scores, phase=Phase.OVER, turn=None, pending=(), swap_out=None, end=end
         )
 
     def parse_move(self, state: SpectrangleState, text: str) -> Move:
@@ -384,10 +396,10 @@ class SpectrangleRules:
             return self._finish(after, reason)
         if after.turn is not None and after.turn in dropped:
             after = after.evolve(turn=after.next_seat(after.turn))
-        if after.phase == "start" and not after.pending:
+        if after.phase == Phase.START and not after.pending:
             return self._resolve_start(after, remaining)
-        if after.phase == "deal" and not after.pending:
-            return after.evolve(phase="play")
+        if after.phase == Phase.DEAL and not after.pending:
+            return after.evolve(phase=Phase.PLAY)
         return self._settle(after)
 
     # --- what people may see -------------------------------------------------------
@@ -420,7 +432,7 @@ class SpectrangleRules:
             o = self.outcome(state)
             won = ", ".join(f"P{s + 1}" for s in (o.winners if o else ()))
             return f"finished {scores}; won by {won}"
-        if state.phase in ("start", "deal"):
+        if state.phase in (Phase.START, Phase.DEAL):
             return "drawing pieces to see who starts"
         who = self.to_act(state)
         whose = f"P{who + 1} to move" if who is not None else "drawing"

@@ -17,7 +17,7 @@ from door.games.spectrangle.board import FIELD_COUNT, fields
 from door.games.spectrangle.pieces import PIECE_COUNT, identify_entry, piece, piece_index
 from door.games.spectrangle.state import Phase, Placement, SpectrangleState
 
-_PHASES: tuple[Phase, ...] = ("start", "deal", "play", "over")
+_PHASES: tuple[Phase, ...] = tuple(Phase)
 
 
 def to_spn(state: SpectrangleState) -> str:
@@ -38,7 +38,16 @@ def _parse_piece(text: str, where: str) -> int:
 
 def from_spn(text: str, *, mirror: bool = True, teams: bool = False) -> SpectrangleState:
     """Read an SPN; ``ValueError`` says what is wrong. ``mirror``/``teams`` are the table
-    options (SPN does not carry them). TURN ``-`` gives a finished game."""
+    options (SPN does not carry them). TURN ``-`` gives a finished game.
+
+    >>> state = from_spn("-/" * 35 + "- RRR6,GGG6|YYY6 0,0 1 33", mirror=False)
+    >>> state.players, state.turn, len(state.bag)
+    (2, 1, 33)
+    >>> from_spn("-/" * 35 + "- RRR6|RRR6 0,0 0 41")
+    Traceback (most recent call last):
+    ...
+    ValueError: RRR6 appears twice
+    """
     parts = text.split()
     if len(parts) != 5:
         raise ValueError(
@@ -46,10 +55,32 @@ def from_spn(text: str, *, mirror: bool = True, teams: bool = False) -> Spectran
             f"not {len(parts)}"
         )
     board_text, hands_text, scores_text, turn_text, bag_text = parts
-    entries = board_text.split("/")
+    seen: set[int] = set()
+    board = _read_board(board_text, mirror, seen)
+    hands = _read_hands(hands_text, seen)
+    players = len(hands)
+    scores = _read_scores(scores_text, players, teams)
+    bag = _read_bag(bag_text, seen)
+    turn = _read_turn(turn_text, players)
+    return SpectrangleState(
+        players=players,
+        board=board,
+        hands=hands,
+        scores=scores,
+        turn=turn,
+        bag=bag,
+        phase=Phase.OVER if turn is None else Phase.PLAY,
+        end="normal" if turn is None else None,
+        mirror=mirror,
+        teams=teams,
+    )
+
+
+def _read_board(text: str, mirror: bool, seen: set[int]) -> tuple[Placement | None, ...]:
+    """The BOARD field; adds the pieces on it to ``seen``."""
+    entries = text.split("/")
     if len(entries) != FIELD_COUNT:
         raise ValueError(f"BOARD has 36 entries separated by '/', not {len(entries)}")
-    seen: set[int] = set()
     board: list[Placement | None] = []
     for i, e in enumerate(entries):
         if e == "-":
@@ -66,12 +97,21 @@ def from_spn(text: str, *, mirror: bool = True, teams: bool = False) -> Spectran
             raise ValueError(f"BOARD field {i}: {p.name} is worth {p.value}, not {e[3]}")
         if o.mirror and not mirror:
             raise ValueError(f"BOARD field {i}: {e} lies mirrored, but mirroring is off")
-        if idx in seen:
-            raise ValueError(f"{p.name} appears twice")
-        seen.add(idx)
+        _see(idx, seen)
         board.append(Placement(idx, o.sides))
+    return tuple(board)
+
+
+def _see(idx: int, seen: set[int]) -> None:
+    if idx in seen:
+        raise ValueError(f"{piece(idx).name} appears twice")
+    seen.add(idx)
+
+
+def _read_hands(text: str, seen: set[int]) -> tuple[tuple[int, ...], ...]:
+    """The HANDS field; adds the pieces in them to ``seen``."""
     hands: list[tuple[int, ...]] = []
-    for n, h in enumerate(hands_text.split("|")):
+    for n, h in enumerate(text.split("|")):
         if h == "-":
             hands.append(())
             continue
@@ -83,49 +123,45 @@ def from_spn(text: str, *, mirror: bool = True, teams: bool = False) -> Spectran
             idx = _parse_piece(name, f"HANDS, player {n}")
             if piece(idx).name != name.upper():
                 raise ValueError(f"HANDS, player {n}: write {piece(idx).name}, not {name!r}")
-            if idx in seen:
-                raise ValueError(f"{piece(idx).name} appears twice")
-            seen.add(idx)
+            _see(idx, seen)
             hand.append(idx)
         hands.append(tuple(sorted(hand)))
+    return tuple(hands)
+
+
+def _read_scores(text: str, players: int, teams: bool) -> tuple[int, ...]:
     try:
-        scores = tuple(int(s) for s in scores_text.split(","))
+        scores = tuple(int(s) for s in text.split(","))
     except ValueError:
-        raise ValueError(f"SCORES {scores_text!r} is not integers separated by ','") from None
-    players = len(hands)
+        raise ValueError(f"SCORES {text!r} is not integers separated by ','") from None
     if not 2 <= players <= 4:
         raise ValueError(f"2 to 4 players, not {players}")
     if len(scores) != players:
         raise ValueError(f"{players} hands but {len(scores)} scores")
     if teams and players != 4:
         raise ValueError("the team variant needs 4 players")
-    if not bag_text.isdigit():
-        raise ValueError(f"BAG {bag_text!r} is not a number of pieces")
-    bag_count = int(bag_text)
+    return scores
+
+
+def _read_bag(text: str, seen: set[int]) -> tuple[int, ...]:
+    """The bag: every piece not ``seen``, as many as the BAG field says."""
+    if not text.isdigit():
+        raise ValueError(f"BAG {text!r} is not a number of pieces")
+    bag_count = int(text)
     bag = tuple(i for i in range(PIECE_COUNT) if i not in seen)
     if len(bag) != bag_count:
         raise ValueError(
             f"board and hands hold {len(seen)} pieces, so the bag holds {len(bag)}, not {bag_count}"
         )
-    turn: int | None
-    if turn_text == "-":
-        turn = None
-    elif turn_text.isdigit() and int(turn_text) < players:
-        turn = int(turn_text)
-    else:
-        raise ValueError(f"TURN {turn_text!r} is not a player 0-{players - 1} or '-'")
-    return SpectrangleState(
-        players=players,
-        board=tuple(board),
-        hands=tuple(hands),
-        scores=scores,
-        turn=turn,
-        bag=bag,
-        phase="over" if turn is None else "play",
-        end="normal" if turn is None else None,
-        mirror=mirror,
-        teams=teams,
-    )
+    return bag
+
+
+def _read_turn(text: str, players: int) -> int | None:
+    if text == "-":
+        return None
+    if text.isdigit() and int(text) < players:
+        return int(text)
+    raise ValueError(f"TURN {text!r} is not a player 0-{players - 1} or '-'")
 
 
 def _seats(text: str) -> tuple[int, ...]:

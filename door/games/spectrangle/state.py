@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal
+from enum import StrEnum
 
 from door.games.spectrangle.board import FIELD_COUNT
 from door.games.spectrangle.pieces import piece
 
-Phase = Literal["start", "deal", "play", "over"]
-"""``start``: the starting draws (one piece per contending seat); ``deal``: the starter is
-known and hands are filled to 4; ``play``: turns; ``over``: finished, penalties applied."""
+
+class Phase(StrEnum):
+    """Where a game stands. A ``StrEnum``: each phase equals its stored name (snapshots
+    and comparisons with the plain strings are unchanged).
+
+    >>> Phase.PLAY == "play", Phase("over") is Phase.OVER
+    (True, True)
+    """
+
+    START = "start"
+    """The starting draws (one piece per contending seat)."""
+    DEAL = "deal"
+    """The starter is known and hands are filled to 4."""
+    PLAY = "play"
+    """Turns."""
+    OVER = "over"
+    """Finished, penalties applied."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +82,7 @@ class SpectrangleState:
     scores: tuple[int, ...]
     turn: int | None
     bag: tuple[int, ...]
-    phase: Phase = "play"
+    phase: Phase = Phase.PLAY
     pending: tuple[int, ...] = ()
     swap_out: int | None = None
     idle: int = 0
@@ -85,7 +99,7 @@ class SpectrangleState:
 
     @property
     def is_over(self) -> bool:
-        return self.phase == "over"
+        return self.phase == Phase.OVER
 
     @property
     def board_empty(self) -> bool:

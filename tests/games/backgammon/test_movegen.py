@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from door.games.backgammon.ids import decode_position
-from door.games.backgammon.movegen import legal_plays
+from door.games.backgammon.movegen import legal_plays, legal_step, single_steps
 from door.games.backgammon.notation import format_play
 from door.games.backgammon.position import Side, start_side
 from tests.games.backgammon.crosscheck import agrees, digest, normalise_bgsage
@@ -259,3 +259,15 @@ def test_legal_plays_match_gnubgs_own_generator_on_2000_positions() -> None:
         if (len(ids), hashlib.sha1(" ".join(ids).encode()).hexdigest()) != (int(n), sha):
             bad.append((pos, d1, d2))
     assert bad == []
+
+
+def test_legal_step_accepts_exactly_the_steps_single_steps_lists() -> None:
+    checked = 0
+    for me, opp, _d1, _d2 in random_cases(11, 400):
+        for die in range(1, 7):
+            listed = {(s[0], s[1]): s for s in single_steps(me, opp, die)}
+            for src in range(0, 27):
+                for dst in range(-1, 26):
+                    assert legal_step(me, opp, src, dst, die) == listed.get((src, dst))
+            checked += len(listed)
+    assert checked > 1000  # many legal steps among the cases, bear-offs and bars included

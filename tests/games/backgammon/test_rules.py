@@ -23,7 +23,7 @@ from door.games.backgammon.position import (
     Options,
 )
 from door.games.backgammon.rules import BackgammonRules
-from door.games.base import GameRules, IllegalMoveError, InvalidMoveError
+from door.games.base import GameRules, IllegalMoveError, InvalidMoveError, Refusal
 from tests.games.backgammon.helpers import side
 
 R = BackgammonRules()
@@ -81,12 +81,12 @@ def test_default_options_are_a_five_point_match_with_cube_and_crawford() -> None
     ],
 )
 def test_bad_options_are_refused_with_a_reason(options: dict[str, object], words: str) -> None:
-    with pytest.raises(ValueError, match=words):
+    with pytest.raises(Refusal, match=words):
         R.validate_options(2, options)
 
 
 def test_three_seats_are_refused() -> None:
-    with pytest.raises(ValueError, match="exactly 2"):
+    with pytest.raises(Refusal, match="exactly 2"):
         R.validate_options(3, {})
 
 

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from door.games.base import Refusal
 from door.games.spectrangle.rules import SpectrangleRules
 from door.games.spectrangle.state import Draw
 from tests.games.spectrangle.util import p
@@ -89,7 +90,7 @@ def test_sampling_depends_only_on_the_rng_handed_in() -> None:
 def test_bad_options_are_refused_with_a_reason(
     seats: int, options: dict[str, object], message: str
 ) -> None:
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(Refusal, match=message):
         R.validate_options(seats, options)
 
 
