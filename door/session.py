@@ -13,8 +13,10 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from door.games.base import Refusal
 from door.ui.canvas import Canvas, diff
 from door.ui.glyphs import glyphs
 from door.ui.screen import Context, Pop, Push, Quit, Replace, Screen, Transition
@@ -26,6 +28,11 @@ if TYPE_CHECKING:
     from door.services.notify import Notice, Subscription
 
 log = logging.getLogger(__name__)
+
+BUG_MESSAGE = "Something went wrong on our side; nothing was lost."
+"""What a player is told when a screen hits a bug (the traceback goes to the log)."""
+
+T = TypeVar("T")
 
 MIN_WIDTH = 80
 MIN_HEIGHT = 24
@@ -128,16 +135,12 @@ class Session:
 
     async def _enter(self, screen: Screen) -> bool:
         """Run ``on_enter``; False (with the reason on the status line) if it failed."""
-        try:
+
+        async def enter() -> bool:
             await screen.on_enter(self.ctx)
-        except ValueError as exc:
-            self.ctx.status(str(exc))
-            return False
-        except Exception:
-            log.exception("screen failed to load")
-            self.ctx.status("Sorry, that screen could not be opened. Nothing was lost.")
-            return False
-        return True
+            return True
+
+        return await self._guard(enter(), False)
 
     async def apply(self, transition: Transition | None) -> bool:
         """Apply a transition; False when the session should end."""
@@ -159,24 +162,25 @@ class Session:
                 if not self.stack:
                     return False
                 transition = await self._guard(
-                    self.stack[-1].on_resume(transition.result, self.ctx)
+                    self.stack[-1].on_resume(transition.result, self.ctx), None
                 )
                 continue
             return True
         return True
 
-    async def _guard(self, work: Any) -> Transition | None:
-        """Run a screen handler: bad input (ValueError) becomes a status message and
-        loses nothing; anything else is logged and reported without ending the session."""
+    async def _guard(self, work: Awaitable[T], failed: T) -> T:
+        """Await a screen handler. A :class:`Refusal` (a move the rules refuse, a stale
+        game, a full lobby, …) is shown on the status line; any other exception is a bug:
+        logged with its traceback, the player told :data:`BUG_MESSAGE`, and the session
+        goes on. Either way the answer is ``failed``."""
         try:
-            result: Transition | None = await work
-            return result
-        except ValueError as exc:
+            return await work
+        except Refusal as exc:
             self.ctx.status(str(exc))
         except Exception:
             log.exception("screen handler failed")
-            self.ctx.status("Sorry, that went wrong on our side. Nothing was lost; try again.")
-        return None
+            self.ctx.status(BUG_MESSAGE)
+        return failed
 
     # --- notices ----------------------------------------------------------------------
     def _sync_game_sub(self) -> None:
@@ -203,7 +207,7 @@ class Session:
             self.ctx.bell()
         if not self.stack:
             return True
-        return await self.apply(await self._guard(self.stack[-1].on_notice(notice, self.ctx)))
+        return await self.apply(await self._guard(self.stack[-1].on_notice(notice, self.ctx), None))
 
     # --- the loop -----------------------------------------------------------------------
     async def run(self, first: Screen) -> None:
@@ -304,7 +308,7 @@ class Session:
         # The status line shows until the person's next key (a notice or a resize
         # redraws without wiping what they were just told).
         self.ctx.message = None
-        return await self.apply(await self._guard(self.stack[-1].on_event(event, self.ctx)))
+        return await self.apply(await self._guard(self.stack[-1].on_event(event, self.ctx), None))
 
 
 async def run_session(
