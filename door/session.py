@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import replace
 from collections.abc import Awaitable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from door.games.base import Refusal

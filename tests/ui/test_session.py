@@ -19,8 +19,8 @@ from door.session import BUG_MESSAGE, Session
 from door.ui.canvas import Canvas
 from door.ui.screen import Context, Screen, Transition, draw_chrome
 from door.ui.terminal import InputEvent, Text
-from tests.ui.faketerm import FakeTerminal
 from tests.ui.conftest import StartSession, started_game
+from tests.ui.faketerm import FakeTerminal
 
 
 async def test_signed_in_user_sees_main_menu_with_every_choice(
