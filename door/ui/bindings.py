@@ -88,7 +88,7 @@ class Binding(Generic[S]):
 
 class Keyset(Generic[S]):
     """A screen's key table (see the module docstring). ``fallback`` handles a key no
-    row took; ``sep`` joins labels on the key-help line."""
+    row took; ``sep`` joins labels on a key-help line too long for two spaces."""
 
     def __init__(
         self,
@@ -124,9 +124,12 @@ class Keyset(Generic[S]):
             return await result
         return result
 
-    def key_help(self, screen: S) -> str:
-        """The key-help line: the labels of the rows shown now, in table order."""
-        return self.sep.join(b.label for b in self.bindings if b.is_shown(screen))
+    def key_help(self, screen: S, width: int = 78) -> str:
+        """The key-help line: the labels of the rows shown now, in table order, two
+        spaces apart when that fits in ``width`` columns (else ``sep`` apart)."""
+        labels = [b.label for b in self.bindings if b.is_shown(screen)]
+        roomy = "  ".join(labels)
+        return roomy if len(roomy) <= width else self.sep.join(labels)
 
     def help_page(self, width: int = 64) -> list[str]:
         """Every row's help line, in table order (each once); short ones share a line."""

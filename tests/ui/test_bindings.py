@@ -58,7 +58,13 @@ def test_the_key_help_line_shows_the_rows_that_apply_now() -> None:
     lamp = Lamp()
     assert TABLE.key_help(lamp) == "S)witch"
     lamp.on = True
-    assert TABLE.key_help(lamp) == "S)witch D)im (lit)"
+    assert TABLE.key_help(lamp) == "S)witch  D)im  (lit)"
+
+
+def test_the_key_help_line_is_closer_set_when_two_spaces_would_not_fit() -> None:
+    lamp = Lamp()
+    lamp.on = True
+    assert TABLE.key_help(lamp, width=15) == "S)witch D)im (lit)"
 
 
 def test_the_help_page_lists_every_row_once_short_ones_sharing_a_line() -> None:

@@ -127,8 +127,7 @@ class Confirm(Overlay):
             Binding(("n", "escape"), "N)o", "N or Esc: no", no),
             Binding(("u",), "U)ndo", "U: take back the last step", undo,
                     when=lambda s: s.on_undo is not None),
-        ],
-        sep="  ",
+        ]
     )
     # fmt: on
 
@@ -183,7 +182,7 @@ class MoveEditor(Overlay):
     def render(self, canvas: Canvas, ctx: Context) -> None:
         self.under.draw(canvas, ctx, self.cover)
         self.draw_over(canvas, ctx)
-        line = f"{self.hint} {self.keys.key_help(self)}"
+        line = f"{self.hint}  {self.keys.key_help(self)}"
         draw_help(canvas, ctx, with_arrows(line, ctx.glyphs))
 
 
@@ -240,7 +239,6 @@ class ReplayViewer(Overlay):
             Binding(("escape", "q", "v"), "Q)uit", "Q or Esc: leave the replay", close,
                     when=lambda s: s.whole),
             Binding(("escape", "q", "v"), "Q) back", "Q or Esc: back to the game", close),
-        ],
-        sep="  ",
+        ]
     )
     # fmt: on

@@ -82,7 +82,7 @@ class SpectrangleScreen(GameScreenBase):
     """Play (or watch, or replay) one Spectrangle game."""
 
     kind = "spectrangle"
-    editor_hint = "Type a move: RGY3@11:1 (m = turned over), pass, swap RRY5"
+    editor_hint = "Type a move: RGY3@11:1 (m: turned over), pass, swap RRY5"
 
     def __init__(self, game_id: int, *, spectator: bool = False, replay: bool = False) -> None:
         super().__init__(game_id, spectator=spectator, replay=replay)
@@ -273,7 +273,8 @@ class SpectrangleScreen(GameScreenBase):
                     view_last_turn, shown=lambda s: not s.can_act),
             Binding(("x",), "X)resign", "X: resign and leave the game", ask_resign,
                     when=is_seated, shown=lambda s: s.is_seated() and not s.is_placing()),
-            Binding(("?", "f1"), "?)help", "?: this list of keys", GameScreenBase.open_help),
+            Binding(("?", "f1"), "?)help", "?: this list of keys", GameScreenBase.open_help,
+                    shown=lambda s: s.can_act),
             Binding(("q", "escape"), "Q)uit", "Q or Esc: back to the menu", leave),
             Binding((), "(watching)", "", when=is_watching),
         ],
