@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from door.games.base import Refusal
+from door.ui.caches import RenderCaches
 from door.ui.canvas import Canvas, diff
 from door.ui.glyphs import glyphs
 from door.ui.screen import Context, Pop, Push, Quit, Replace, Screen, Transition
@@ -43,7 +44,13 @@ TYPE_AHEAD = 16
 class Session:
     """The state of one connection; :func:`run_session` is the way to run one."""
 
-    def __init__(self, terminal: Terminal, services: Services, user: User | None) -> None:
+    def __init__(
+        self,
+        terminal: Terminal,
+        services: Services,
+        user: User | None,
+        caches: RenderCaches | None = None,
+    ) -> None:
         self.terminal = terminal
         self.services = services
         self.stack: list[Screen] = []
@@ -63,6 +70,7 @@ class Session:
             glyphs(terminal.caps.encoding),
             ring=terminal.bell,
             on_user=self._user_changed,
+            caches=caches,
         )
         if user is not None:
             self._user_changed(user)
@@ -103,7 +111,7 @@ class Session:
         if canvas is not None and canvas.width == width and canvas.height == height:
             canvas.clear()  # see Canvas.clear: reused rows spare the garbage collector
         else:
-            canvas = Canvas(width, height)
+            canvas = self.ctx.caches.canvas(width, height)
         if self.stack:
             self.stack[-1].render(canvas, self.ctx)
         # A terminal smaller than 80×24 gets the top-left of the 80×24 screen.
@@ -312,7 +320,12 @@ class Session:
 
 
 async def run_session(
-    terminal: Terminal, services: Services, user: User | None, *, start: str | None = None
+    terminal: Terminal,
+    services: Services,
+    user: User | None,
+    *,
+    start: str | None = None,
+    caches: RenderCaches | None = None,
 ) -> None:
     """Run one person's session until they say goodbye or hang up.
 
@@ -320,11 +333,12 @@ async def run_session(
     first. ``start`` opens a particular screen instead of the main menu: ``"play"``
     (games waiting on you), ``"open"``, ``"active"``, ``"mine"``, ``"finished"``,
     ``"begin"``, ``"rank"``, ``"instructions"``, ``"settings"``, ``"game:<id>"``, or a
-    game kind (``"backgammon"``: that game's lists, or begin one).
+    game kind (``"backgammon"``: that game's lists, or begin one). ``caches``: the
+    process's render caches (``App`` builds one for every session; else a new one).
     """
     from door.ui.screens import first_screens
 
-    session = Session(terminal, services, user)
+    session = Session(terminal, services, user, caches)
     screens = await first_screens(session.ctx, start)
     session.stack.extend(screens[:-1])
     for screen in screens[:-1]:

@@ -7,6 +7,7 @@ keys from the position they are shown rather than assuming a roll.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -18,7 +19,9 @@ from door.games.backgammon.rules import BackgammonRules
 from door.services import Services
 from door.services.accounts import User
 from door.services.games import SeatSpec
+from door.session import run_session
 from door.ui.boards import backgammon as bgb
+from door.ui.caches import RenderCaches
 from tests.ui.conftest import Running, StartSession
 from tests.ui.faketerm import FakeTerminal
 
@@ -875,7 +878,7 @@ async def test_a_resignation_question_goes_away_when_the_game_ends_under_it(
     services: Services, alice: User, bob: User, start_session: StartSession
 ) -> None:
     gid = await begin(services, alice, bob)
-    r, state, mover = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    r, _, mover = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
     other = bob if mover is alice else alice
     r.term.type("x")
     await r.term.wait_for("Resign the whole match?")
@@ -910,3 +913,22 @@ async def test_the_replay_viewer_closes_at_its_last_picture_and_the_board_takes_
     r2.term.type("i")
     await r2.term.settle()
     assert "Position ID:" in r2.term.display_text()
+
+
+async def test_sessions_handed_the_same_render_caches_share_board_drawings(
+    services: Services, alice: User, bob: User
+) -> None:
+    gid = await begin(services, alice, bob)
+    caches = RenderCaches()
+    drawn: list[int] = []
+    for user in (alice, bob, alice):
+        term = FakeTerminal()
+        task = asyncio.create_task(
+            run_session(term, services, user, start=f"game:{gid}", caches=caches)
+        )
+        await term.settle()
+        drawn.append(len(caches.boards))
+        term.hangup()
+        await asyncio.wait_for(task, 5)
+    assert drawn[0] >= 1
+    assert drawn[2] == drawn[1]  # alice's second look finds her board drawn

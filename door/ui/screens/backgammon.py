@@ -24,7 +24,7 @@ whole game in the step-by-step viewer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import partial
 
 from door.games.backgammon import movegen
 from door.games.backgammon.moves import NO_PLAY
@@ -61,6 +61,7 @@ from door.ui.boards.backgammon import (
     spot_label_cell,
 )
 from door.ui.boards.common import GameScreenBase, LoggedMove, deadline_text, last_turn_of_others
+from door.ui.caches import RenderCaches
 from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.glyphs import glyphs
 from door.ui.screen import HEADING_STYLE, Context, Pop, Push, Transition, draw_chrome
@@ -125,27 +126,29 @@ class Frame:
     marks: frozenset[int]
 
 
-BOARD_DRAWINGS_KEPT = 1024
-"""Board drawings shared by every screen (one is ~12 KB: its cells are shared)."""
-
 BoardKey = tuple[
     int, Geometry, str, int, tuple[int, ...], tuple[int, ...], str, "int | None",
     frozenset[int], frozenset[int], tuple[int, ...], tuple[bool, ...], bool,
 ]  # fmt: skip
 
 
-@lru_cache(maxsize=BOARD_DRAWINGS_KEPT)
-def board_drawing(key: BoardKey) -> Canvas:
+def board_drawing(key: BoardKey, caches: RenderCaches) -> Canvas:
     """The board (no cursor) for ``key`` = (canvas width, geometry, encoding, colours,
-    then BoardPicture's fields but the cursor), drawn once and shared by every screen:
-    a player reopening a game, or the spectators of one, find it made. A drawing is
-    never changed after it is made (screens copy its rows)."""
-    width, geo, encoding, colors, mine, theirs, colour, lifted, targets, marks = key[:10]
-    dice, used, dice_mine = key[10:]
-    pic = BoardPicture(mine, theirs, colour, None, lifted, targets, marks, dice, used, dice_mine)
-    board = Canvas(width, BOARD_Y + geo.height)
-    draw_board(board, BOARD_X, BOARD_Y, pic, glyphs(encoding), colors, geo)
-    return board
+    then BoardPicture's fields but the cursor), drawn once into ``caches.boards`` and
+    shared by every screen: a player reopening a game, or the spectators of one, find it
+    made. A drawing is never changed after it is made (screens copy its rows)."""
+
+    def draw() -> Canvas:
+        width, geo, encoding, colors, mine, theirs, colour, lifted, targets, marks = key[:10]
+        dice, used, dice_mine = key[10:]
+        pic = BoardPicture(
+            mine, theirs, colour, None, lifted, targets, marks, dice, used, dice_mine
+        )
+        board = caches.canvas(width, BOARD_Y + geo.height)
+        draw_board(board, BOARD_X, BOARD_Y, pic, glyphs(encoding), colors, geo)
+        return board
+
+    return caches.boards.get(key, draw)
 
 
 class BackgammonScreen(GameScreenBase):
@@ -169,8 +172,7 @@ class BackgammonScreen(GameScreenBase):
         # The last board drawn and what it was drawn from: most keys (typing a play, the
         # IDs toggle, a status message) leave the board as it was, and drawing it is most
         # of a frame's cost, so an unchanged board is copied in rather than redrawn.
-        self._board_key: tuple[object, ...] | None = None
-        self._board: Canvas | None = None
+        self._board: tuple[BoardKey, Canvas] | None = None
 
     # --- who is who --------------------------------------------------------------------------
     @property
@@ -670,12 +672,14 @@ class BackgammonScreen(GameScreenBase):
             tuple(pic.theirs), pic.my_colour, pic.lifted, pic.targets, pic.marks, pic.dice,
             pic.dice_used, pic.dice_mine,
         )  # fmt: skip
-        board = self._board
-        if board is None or key != self._board_key:
+        last = self._board
+        if last is not None and last[0] == key:
+            board = last[1]
+        else:
             # Without the cursor: it is the last thing draw_board paints (a restyle of one
             # label), done below, so moving it alone does not redraw the board.
-            board = board_drawing(key)
-            self._board, self._board_key = board, key
+            board = board_drawing(key, ctx.caches)
+            self._board = (key, board)
         canvas.copy_rows(board, BOARD_Y, geo.height)
         if pic.cursor is not None:
             lx, ly, w = spot_label_cell(pic.cursor, pic.my_colour, g=geo)
