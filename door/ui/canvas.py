@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import groupby, repeat
 from operator import itemgetter
+from typing import Any
 
 from wcwidth import wcwidth
 
@@ -48,6 +49,9 @@ ALIASES_KEPT = 4096
 """Style objects (not values) the style table remembers the canonical one of."""
 
 
+_UNKNOWN: Any = object()  # a text not looked at yet (see narrow_cells)
+
+
 class StyleTable:
     """One canonical object per distinct :class:`Style` value, and what is worked out
     from canonical styles: the SGR text between two of them and the cells of a text.
@@ -66,7 +70,7 @@ class StyleTable:
         self._by_id: dict[int, Style] = {id(DEFAULT): DEFAULT}
         self._seen: list[Style] = [DEFAULT]
         self._sgr: dict[tuple[int, int, int], str] = {}
-        self._cells: dict[int, dict[str, tuple[Cell, ...]]] = {}
+        self._cells: dict[int, dict[str, tuple[Cell, ...] | None]] = {}
 
     def canonical(self, style: Style) -> Style:
         """The one object of ``style``'s value."""
@@ -84,16 +88,17 @@ class StyleTable:
     def is_canonical(self, style: Style) -> bool:
         return self._by_id.get(id(style)) is style
 
-    def cells(self, text: str, style: Style) -> tuple[Cell, ...]:
-        """The cells of ``text`` (narrow glyphs) in the canonical ``style``."""
+    def narrow_cells(self, text: str, style: Style) -> tuple[Cell, ...] | None:
+        """The cells of ``text`` in the canonical ``style`` if every glyph of it takes
+        one column, else ``None`` (remembered per style: hashing a text is cheap)."""
         memo = self._cells.get(id(style))
         if memo is None:
             memo = self._cells[id(style)] = {}
-        cells = memo.get(text)
-        if cells is None:
+        cells: tuple[Cell, ...] | None = memo.get(text, _UNKNOWN)
+        if cells is _UNKNOWN:
             if len(memo) >= NARROW_CELLS_KEPT:
                 memo.clear()
-            cells = memo[text] = tuple(zip(text, repeat(style)))
+            cells = memo[text] = tuple(zip(text, repeat(style))) if _all_narrow(text) else None
         return cells
 
     def sgr_between(self, cur: Style | None, new: Style, colors: int) -> str:
@@ -191,14 +196,14 @@ class Canvas:
             return x + text_width(text)
         style = self.styles.canonical(style)
         row = self._rows[y]
-        if not self._wide and _all_narrow(text):
+        cells = None if self._wide else self.styles.narrow_cells(text, style)
+        if cells is not None:
             # The common case, as one slice: no wide glyph anywhere to split, every
             # glyph one column (what the loop below would do, cell by cell). The same
             # texts are drawn over and over (menus, list rows, labels), so their cells
             # are made once.
             start, end = max(x, 0), min(x + len(text), self.width)
             if start < end:
-                cells = self.styles.cells(text, style)
                 row[start:end] = cells if end - start == len(text) else cells[start - x : end - x]
             return x + len(text)
         for ch in text:

@@ -216,8 +216,9 @@ class GameScreenBase(Screen):
         return self.snap is not None and self.snap.info.status == "active"
 
     @abstractmethod
-    def draw(self, canvas: Canvas, ctx: Context, cover: Cover) -> None:
-        """Draw the game (chrome included); ``cover`` says what an overlay puts over it."""
+    def draw(self, canvas: Canvas, ctx: Context, cover: Cover, key_help: str) -> None:
+        """Draw the game, its chrome with ``key_help`` on the bottom line; ``cover`` says
+        what an overlay puts over it (which then brings its own key help)."""
 
     @abstractmethod
     def prompt_row(self, canvas: Canvas) -> int:
@@ -228,7 +229,7 @@ class GameScreenBase(Screen):
         return with_arrows(self.keys.key_help(self), ctx.glyphs)
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
-        self.draw(canvas, ctx, Cover.NONE)
+        self.draw(canvas, ctx, Cover.NONE, self.key_help_line(ctx))
         self.draw_help_box(canvas, ctx)
 
     # --- what the subclasses ask --------------------------------------------------------

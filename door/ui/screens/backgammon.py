@@ -250,7 +250,8 @@ class BackgammonScreen(GameScreenBase):
     def is_pass_only(self) -> bool:
         """The player rolled and no checker can move: Enter passes the turn."""
         pp = self.pp
-        return self._acting_in(MOVING) and pp is not None and not pp.steps and not pp.next_steps()
+        # (with no step made yet, a roll that allows none has plays of length 0)
+        return self._acting_in(MOVING) and pp is not None and not pp.steps and not pp.plan.length
 
     def is_moving(self) -> bool:
         """The player moves checkers with the cursor."""
@@ -625,8 +626,8 @@ class BackgammonScreen(GameScreenBase):
         line = f"{i + 1}/{len(frames)}  {fr.caption}"
         canvas.put(1, info_y, clip_text(line, canvas.width - 2), LOUD)
 
-    def draw(self, canvas: Canvas, ctx: Context, cover: Cover) -> None:
-        draw_chrome(canvas, ctx, self.title, self.key_help_line(ctx))
+    def draw(self, canvas: Canvas, ctx: Context, cover: Cover, key_help: str) -> None:
+        draw_chrome(canvas, ctx, self.title, key_help)
         if self.snap is None:
             canvas.put(2, 2, "Loading the game...", TEXT)
             return

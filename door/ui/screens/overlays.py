@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from door.ui.bindings import Binding, Keyset, with_arrows
 from door.ui.canvas import YELLOW, Canvas, Style, clip_text
-from door.ui.screen import Context, Pop, Screen, Transition, draw_chrome, draw_help
+from door.ui.screen import Context, Pop, Screen, Transition, draw_chrome
 from door.ui.terminal import InputEvent, Resize
 from door.ui.widgets import LineEditor
 
@@ -63,9 +63,12 @@ class Overlay(Screen):
         return self.under.watch_game
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
-        self.under.draw(canvas, ctx, self.cover)
+        self.under.draw(canvas, ctx, self.cover, with_arrows(self.key_help_line(), ctx.glyphs))
         self.draw_over(canvas, ctx)
-        draw_help(canvas, ctx, with_arrows(self.keys.key_help(self), ctx.glyphs))
+
+    def key_help_line(self) -> str:
+        """The overlay's bottom line (made from its key table)."""
+        return self.keys.key_help(self)
 
     def draw_over(self, canvas: Canvas, ctx: Context) -> None:
         """The overlay's own line (under the board)."""
@@ -179,11 +182,8 @@ class MoveEditor(Overlay):
     )
     # fmt: on
 
-    def render(self, canvas: Canvas, ctx: Context) -> None:
-        self.under.draw(canvas, ctx, self.cover)
-        self.draw_over(canvas, ctx)
-        line = f"{self.hint}  {self.keys.key_help(self)}"
-        draw_help(canvas, ctx, with_arrows(line, ctx.glyphs))
+    def key_help_line(self) -> str:
+        return f"{self.hint}  {self.keys.key_help(self)}"
 
 
 FrameDrawer = Callable[[Canvas, Context, int], None]

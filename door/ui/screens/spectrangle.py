@@ -95,6 +95,7 @@ class SpectrangleScreen(GameScreenBase):
         self.bag_shown = False
         self.marks: frozenset[int] = frozenset()
         self.last_hand: tuple[int, ...] = ()
+        self._can_place: tuple[SpectrangleState, bool] | None = None
 
     # --- state helpers ----------------------------------------------------------------------
     @property
@@ -120,7 +121,13 @@ class SpectrangleScreen(GameScreenBase):
         return aids.accepting_fields(self.sp, p, self.rotation, self.mirror)
 
     def can_place_any(self) -> bool:
-        return any(m.kind == "place" for m, _ in self.sp_moves())
+        """Whether the player to move has a placement (asked by several rows of the key
+        table on every frame, so worked out once per state shown)."""
+        state = self.sp
+        known = self._can_place
+        if known is None or known[0] is not state:
+            known = self._can_place = (state, any(m.kind == "place" for m, _ in self.sp_moves()))
+        return known[1]
 
     def sp_moves(self) -> list[tuple[Move, int]]:
         assert self.rules is not None
@@ -371,8 +378,8 @@ class SpectrangleScreen(GameScreenBase):
     def prompt_row(self, canvas: Canvas) -> int:
         return layout(canvas.width, canvas.height)[1] + 1
 
-    def draw(self, canvas: Canvas, ctx: Context, cover: Cover) -> None:
-        draw_chrome(canvas, ctx, self.title, self.key_help_line(ctx))
+    def draw(self, canvas: Canvas, ctx: Context, cover: Cover, key_help: str) -> None:
+        draw_chrome(canvas, ctx, self.title, key_help)
         if self.snap is None:
             canvas.put(2, 2, "Loading the game...", TEXT)
             return
