@@ -103,12 +103,15 @@ class StyleTable:
 
     def sgr_between(self, cur: Style | None, new: Style, colors: int) -> str:
         """``_sgr_change``, remembered when both styles are canonical here."""
-        if not self.is_canonical(new) or (cur is not None and not self.is_canonical(cur)):
-            return _sgr_change(cur, new, colors)
         key = (id(cur), id(new), colors)
         change = self._sgr.get(key)
-        if change is None:
-            change = self._sgr[key] = _sgr_change(cur, new, colors)
+        if change is not None:
+            # Only canonical pairs are stored, and they live as long as the table: no
+            # other object can have their ids.
+            return change
+        change = _sgr_change(cur, new, colors)
+        if self.is_canonical(new) and (cur is None or self.is_canonical(cur)):
+            self._sgr[key] = change
         return change
 
 
@@ -129,6 +132,8 @@ def _all_narrow(text: str) -> bool:
 def text_width(text: str) -> int:
     """Columns ``text`` takes on a terminal (control characters count as one, as
     :meth:`Canvas.put` shows them as ``?``)."""
+    if text.isascii():
+        return len(text)  # one column each, controls included
     total = 0
     for ch in text:
         w = char_width(ch)
@@ -138,6 +143,8 @@ def text_width(text: str) -> int:
 
 def clip_text(text: str, width: int) -> str:
     """The longest prefix of ``text`` that fits in ``width`` columns."""
+    if text.isascii():
+        return text[: max(width, 0)]  # one column each, controls included
     total = 0
     for i, ch in enumerate(text):
         w = char_width(ch)
@@ -194,9 +201,11 @@ class Canvas:
         """
         if y < 0 or y >= self.height:
             return x + text_width(text)
-        style = self.styles.canonical(style)
+        styles = self.styles
+        canon = styles._by_id.get(id(style))  # (``canonical``, without the call)
+        style = canon if canon is not None else styles.canonical(style)
         row = self._rows[y]
-        cells = None if self._wide else self.styles.narrow_cells(text, style)
+        cells = None if self._wide else styles.narrow_cells(text, style)
         if cells is not None:
             # The common case, as one slice: no wide glyph anywhere to split, every
             # glyph one column (what the loop below would do, cell by cell). The same
@@ -535,6 +544,7 @@ def diff(old: Canvas | None, new: Canvas, caps: Caps) -> str:
         w.x, w.y = 0, 0
     narrow = not new._wide and (old is None or not old._wide)
     narrow_units = [(x, 1) for x in range(new.width)] if narrow else []
+    blank = (" ", DEFAULT)
     for y in range(new.height):
         nrow = new._rows[y]
         orow = None if full or old is None else old._rows[y]
@@ -551,7 +561,7 @@ def diff(old: Canvas | None, new: Canvas, caps: Caps) -> str:
         if not changed:
             continue
         erase_from: int | None = None
-        if not full:
+        if not full and nrow[units[changed[-1]][0]] == blank:
             changed, erase_from = _blank_tail(nrow, units, changed, new.width)
         if narrow and w.encoding == "utf-8" and orow is not None:
             _send_columns(w, y, nrow, changed)
@@ -599,11 +609,9 @@ def _blank_tail(
     nrow: list[Cell], units: list[tuple[int, int]], changed: list[int], width: int
 ) -> tuple[list[int], int | None]:
     """A row whose end became blank is cleared with one "erase to end of line" rather
-    than by sending spaces: (the changed units left to send, the column to erase from)."""
+    than by sending spaces: (the changed units left to send, the column to erase from).
+    Called when the last changed glyph is a blank (otherwise none is past the text)."""
     blank_default = (" ", DEFAULT)
-    # (Only when the last changed glyph is a blank: otherwise none is past the text.)
-    if nrow[units[changed[-1]][0]] != blank_default:
-        return changed, None
     tail = width
     while tail > 0 and nrow[tail - 1] == blank_default:
         tail -= 1
