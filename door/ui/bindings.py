@@ -18,10 +18,10 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from door.ui.glyphs import Glyphs
-from door.ui.screen import Context, Transition
+from door.ui.screen import Context, Screen, Transition
 from door.ui.terminal import InputEvent, Key, Text
 
 S = TypeVar("S")
@@ -50,6 +50,11 @@ def key_name(event: InputEvent) -> str:
 
 SHORT_HELP = 24
 """Help lines this short share a line of the help page ("R: roll   D: double")."""
+
+
+def event_of(key: str) -> InputEvent:
+    """The event ``key_name`` names ``key`` (a widget fed from a table's row wants one)."""
+    return Text(key) if len(key) == 1 else Key(key)
 
 
 def with_arrows(text: str, g: Glyphs) -> str:
@@ -88,7 +93,8 @@ class Binding(Generic[S]):
 
 class Keyset(Generic[S]):
     """A screen's key table (see the module docstring). ``fallback`` handles a key no
-    row took; ``sep`` joins labels on a key-help line too long for two spaces."""
+    row took; ``sep`` joins labels on the key-help line, or two spaces do when ``roomy``
+    and the line has room for them."""
 
     def __init__(
         self,
@@ -96,10 +102,12 @@ class Keyset(Generic[S]):
         *,
         fallback: Handler[S] | None = None,
         sep: str = " ",
+        roomy: bool = True,
     ) -> None:
         self.bindings = tuple(bindings)
         self.fallback = fallback
         self.sep = sep
+        self.roomy = roomy
         self._by_key: dict[str, list[Binding[S]]] = {}
         for b in self.bindings:
             for k in b.keys:
@@ -128,8 +136,11 @@ class Keyset(Generic[S]):
         """The key-help line: the labels of the rows shown now, in table order, two
         spaces apart when that fits in ``width`` columns (else ``sep`` apart)."""
         labels = [b.label for b in self.bindings if b.is_shown(screen)]
-        roomy = "  ".join(labels)
-        return roomy if len(roomy) <= width else self.sep.join(labels)
+        if self.roomy:
+            roomy = "  ".join(labels)
+            if len(roomy) <= width:
+                return roomy
+        return self.sep.join(labels)
 
     def help_page(self, width: int = 64) -> list[str]:
         """Every row's help line, in table order (each once); short ones share a line."""
@@ -155,3 +166,16 @@ class Keyset(Generic[S]):
         if short:
             lines.append(short)
         return lines
+
+
+class KeyedScreen(Screen):
+    """A screen whose keys and key-help line come from its ``keys`` table."""
+
+    keys: ClassVar[Keyset[Any]]
+
+    @property
+    def key_help(self) -> str:  # type: ignore[override]
+        return self.keys.key_help(self)
+
+    async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
+        return await self.keys.dispatch(self, ctx, event)

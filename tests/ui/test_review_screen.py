@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from door.games.backgammon.position import MOVING
+from door.games.base import Refusal
 from door.services import Services, bgengine
 from door.services.accounts import User
 from door.services.bgengine import BgEngine, GameReview, Mistake, PlayerReview, rating_for
@@ -167,7 +168,7 @@ async def test_a_review_the_service_refuses_shows_its_reason(
     start_session: StartSession, services: Services, alice: User, bob: User
 ) -> None:
     await finished_game(services, alice, bob)
-    held = HeldRunner(error=ValueError("a game can be reviewed once it is over"))
+    held = HeldRunner(error=Refusal("a game can be reviewed once it is over"))
     services.bots = held
     r = await open_review(start_session, alice)
     held.release()

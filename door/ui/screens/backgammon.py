@@ -41,6 +41,7 @@ from door.games.backgammon.position import (
     pips,
 )
 from door.games.backgammon.rules import can_double
+from door.games.base import Refusal
 from door.ui.bindings import Binding, Keyset
 from door.ui.boards.backgammon import (
     BAR,
@@ -207,7 +208,7 @@ class BackgammonScreen(GameScreenBase):
                 continue
             try:
                 move = self.rules.parse_move(before, m.text)
-            except ValueError:
+            except Refusal:
                 return
             spots = {self._viewer_spot(p, before.turn) for s in move.steps for p in s[:2]}
             self.marks = frozenset(spots)
@@ -562,7 +563,7 @@ class BackgammonScreen(GameScreenBase):
             dice_mine = mover == v
             try:
                 move = self.rules.parse_move(before, m.text) if not m.text.startswith("(") else None
-            except ValueError:
+            except Refusal:
                 move = None
             if move is not None and move.action == "play" and move.steps:
                 me = before.board[mover]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from door.games.base import Refusal
 from door.ui.canvas import CYAN, Canvas, Style, clip_text
 from door.ui.screen import (
     HEADING_STYLE,
@@ -315,7 +316,7 @@ class BeginScreen(Screen):
             ctx.status(f"Game #{info.id} has begun. Good luck!")
             try:
                 return Replace(screen_for_game(info, ctx))
-            except ValueError as exc:
+            except Refusal as exc:
                 ctx.status(f"Game #{info.id} has begun. {exc}")
                 return Pop(info)
         waiting = [o for o in self.opponents if o.kind != "bot"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from door.games.base import Refusal
 from door.ui.canvas import CYAN, GREEN, Canvas, Style
 from door.ui.screen import (
     HEADING_STYLE,
@@ -117,7 +118,7 @@ class LoginScreen(Screen):
             return None
         try:
             user = await ctx.services.accounts.register(name.strip(), password)
-        except ValueError as exc:
+        except Refusal as exc:
             ctx.status(str(exc))
             self.field = 0
             return None

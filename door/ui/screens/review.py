@@ -16,6 +16,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
+from door.games.base import Refusal
 from door.services import bgengine
 from door.services.bgengine import GameReview, Mistake, PlayerReview
 from door.ui.canvas import CYAN, GREEN, RED, WHITE, YELLOW, Canvas, Style, clip_text, text_width
@@ -224,9 +225,9 @@ class ReviewScreen(Screen):
         snap = await ctx.services.games.get(self.game_id)
         info = snap.info
         if info.kind != "backgammon":
-            raise ValueError("Only backgammon games can be reviewed.")
+            raise Refusal("Only backgammon games can be reviewed.")
         if info.status not in ("finished", "abandoned"):
-            raise ValueError(f"Game #{info.id} can be reviewed once it is over.")
+            raise Refusal(f"Game #{info.id} can be reviewed once it is over.")
         self.info = info
         bots = ctx.services.bots
         if bots is None or not bgengine.has_bgsage():
@@ -237,7 +238,7 @@ class ReviewScreen(Screen):
     async def _analyse(self, bots: Any) -> None:
         try:
             self.review = await bots.review(self.game_id, worst=self.worst)
-        except ValueError as exc:
+        except Refusal as exc:
             self.error = clean(str(exc))
         except Exception:
             log.exception("review of game %d failed", self.game_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from door.games.base import Refusal
 from door.ui.canvas import CYAN, Canvas, Style
 from door.ui.screen import HEADING_STYLE, Context, Pop, Screen, Transition, draw_chrome
 from door.ui.terminal import InputEvent, Key
@@ -113,7 +114,7 @@ class SettingsScreen(Screen):
             return None
         try:
             await ctx.services.accounts.change_password(ctx.user.id, old, new)
-        except ValueError as exc:
+        except Refusal as exc:
             ctx.status(str(exc))
             self.fields[0].clear()
             self.field = 0

@@ -21,6 +21,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from door.games.base import Refusal
 from door.games.spectrangle import aids
 from door.games.spectrangle.board import fields
 from door.games.spectrangle.moves import Move, why_illegal
@@ -144,7 +145,7 @@ class SpectrangleScreen(GameScreenBase):
         for m in moves:
             try:
                 move = self.rules.parse_move(m.before, m.text)
-            except ValueError:
+            except Refusal:
                 continue
             if move.kind == "place" and move.field is not None:
                 fields_.add(move.field)
@@ -506,7 +507,7 @@ class SpectrangleScreen(GameScreenBase):
         move: Any = None
         try:
             move = self.rules.parse_move(step.before, step.text)
-        except ValueError:
+        except Refusal:
             move = None
         if move is not None and move.kind == "place" and move.field is not None:
             marked = frozenset({move.field})
