@@ -339,7 +339,10 @@ async def run_session(
     from door.ui.screens import first_screens
 
     session = Session(terminal, services, user, caches)
-    screens = await first_screens(session.ctx, start)
+    # A start screen that cannot open (a refusal, or a bug) leaves the main menu saying why.
+    screens = await session._guard(first_screens(session.ctx, start), None)
+    if screens is None:
+        screens = await first_screens(session.ctx, None)
     session.stack.extend(screens[:-1])
     for screen in screens[:-1]:
         await session._enter(screen)

@@ -33,6 +33,12 @@ Handler = Callable[[S, Context, str], "Awaitable[Outcome] | Outcome"]
 Predicate = Callable[[S], bool]
 
 
+NEXT_PAGE_KEYS = ("pgdn", "down", "enter", "right", " ", "n", "+")
+"""The keys that turn to the next page, on every paged screen."""
+PREVIOUS_PAGE_KEYS = ("pgup", "up", "left", "p", "-", "b")
+"""The keys that turn back a page."""
+
+
 def always(_: object) -> bool:
     """The default ``when``: the row always applies."""
     return True
