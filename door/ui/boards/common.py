@@ -186,6 +186,26 @@ class GameScreenBase(Screen):
         """An overlay closed; ``LEAVE`` (from the whole-game replay) leaves the game too."""
         return Pop() if result is LEAVE else None
 
+    resign_question = "Resign and leave this game? (Y/N)"
+    resigned_text = "You resigned."
+    """What X asks, and what it says once done."""
+
+    def leave(self, ctx: Context, _key: str = "") -> Transition:
+        """Back to the screen below."""
+        return Pop()
+
+    def ask_resign(self, ctx: Context, _key: str = "") -> Transition | None:
+        """X: ask, then resign this player's seat."""
+        if not self.is_running():
+            ctx.status("The game is over.")
+            return None
+
+        async def resign(ctx: Context) -> None:
+            if await self.resign(ctx):
+                ctx.status(self.resigned_text)
+
+        return self.ask(self.resign_question, resign, resign=True)
+
     def type_move(self, ctx: Context, _key: str = "") -> Transition | None:
         """Open the line to type a move on."""
         return Push(MoveEditor(self, self.editor_prompt, self.editor_hint))

@@ -65,7 +65,7 @@ from door.ui.boards.common import GameScreenBase, LoggedMove, deadline_text, las
 from door.ui.caches import RenderCaches
 from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.glyphs import glyphs
-from door.ui.screen import HEADING_STYLE, Context, Pop, Push, Transition, draw_chrome
+from door.ui.screen import HEADING_STYLE, Context, Push, Transition, draw_chrome
 from door.ui.screens.overlays import Cover
 
 BOARD_X = 1
@@ -157,6 +157,8 @@ class BackgammonScreen(GameScreenBase):
 
     kind = "backgammon"
     editor_prompt = "Play: "
+    resign_question = "Resign the whole match? Your opponent wins it. (Y/N)"
+    resigned_text = "You resigned the match."
     editor_hint = "Type a play: 13/7 8/7, bar/22*, roll, double, take, drop"
 
     def __init__(self, game_id: int, *, spectator: bool = False, replay: bool = False) -> None:
@@ -285,25 +287,11 @@ class BackgammonScreen(GameScreenBase):
     def put_back(self, ctx: Context, key: str) -> None:
         self._undo(ctx)  # Esc first puts the picked-up checker back
 
-    def leave(self, ctx: Context, key: str) -> Transition:
-        return Pop()
-
     async def view_last_turn(self, ctx: Context, key: str) -> Transition | None:
         return await self._start_view(ctx, whole=False)
 
     def toggle_ids(self, ctx: Context, key: str) -> None:
         self.show_ids = not self.show_ids
-
-    def ask_resign(self, ctx: Context, key: str) -> Transition | None:
-        if not self.is_running():
-            ctx.status("The game is over.")
-            return None
-
-        async def resign(ctx: Context) -> None:
-            if await self.resign(ctx):
-                ctx.status("You resigned the match.")
-
-        return self.ask("Resign the whole match? Your opponent wins it. (Y/N)", resign, resign=True)
 
     async def hint(self, ctx: Context, key: str) -> None:
         await self._hint(ctx)
@@ -396,12 +384,14 @@ class BackgammonScreen(GameScreenBase):
             Binding(("v",), "V)iew last turn", "V: watch the opponent's last turn, step by step",
                     view_last_turn, shown=lambda s: not s.can_act),
             Binding(("i",), "I)D", "I: show the gnubg Position ID and Match ID", toggle_ids),
-            Binding(("x",), "X)resign", "X: resign the match", ask_resign, when=is_seated,
+            Binding(("x",), "X)resign", "X: resign the match", GameScreenBase.ask_resign,
+                    when=is_seated,
                     shown=lambda s: s.is_seated() and not s.is_moving()),
             Binding(("?", "f1"), "?)help", "?: this list of keys", GameScreenBase.open_help,
                     shown=lambda s: s.can_act),
             Binding(("q", "escape"), "Q)uit",
-                    "Q or Esc: back to the menu (Esc first puts a lifted checker back)", leave),
+                    "Q or Esc: back to the menu (Esc first puts a lifted checker back)",
+                    GameScreenBase.leave),
             Binding((), "(watching)", "", when=is_watching),
         ],
         fallback=no_such_key,

@@ -43,7 +43,6 @@ from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.screen import (
     HEADING_STYLE,
     Context,
-    Pop,
     Push,
     Transition,
     draw_chrome,
@@ -189,9 +188,6 @@ class SpectrangleScreen(GameScreenBase):
     def move_cursor(self, ctx: Context, key: str) -> None:
         self.cursor = neighbour_in_direction(self.cursor, ARROWS.get(key) or KEYPAD[key])
 
-    def leave(self, ctx: Context, key: str) -> Transition:
-        return Pop()
-
     async def view_last_turn(self, ctx: Context, key: str) -> Transition | None:
         return await self._start_view(ctx)
 
@@ -201,17 +197,6 @@ class SpectrangleScreen(GameScreenBase):
             return
         self.bag_shown = not self.bag_shown
         self.hints = []
-
-    def ask_resign(self, ctx: Context, key: str) -> Transition | None:
-        if not self.is_running():
-            ctx.status("The game is over.")
-            return None
-
-        async def resign(ctx: Context) -> None:
-            if await self.resign(ctx):
-                ctx.status("You resigned.")
-
-        return self.ask("Resign and leave this game? (Y/N)", resign, resign=True)
 
     def next_piece(self, ctx: Context, key: str) -> None:
         hand = self.my_hand()
@@ -279,11 +264,11 @@ class SpectrangleScreen(GameScreenBase):
                     view_last_turn, shown=lambda s: s.can_act),
             Binding(("v",), "V)iew last turn", "V: the turns since your last one, step by step",
                     view_last_turn, shown=lambda s: not s.can_act),
-            Binding(("x",), "X)resign", "X: resign and leave the game", ask_resign,
+            Binding(("x",), "X)resign", "X: resign and leave the game", GameScreenBase.ask_resign,
                     when=is_seated, shown=lambda s: s.is_seated() and not s.is_placing()),
             Binding(("?", "f1"), "?)help", "?: this list of keys", GameScreenBase.open_help,
                     shown=lambda s: s.can_act),
-            Binding(("q", "escape"), "Q)uit", "Q or Esc: back to the menu", leave),
+            Binding(("q", "escape"), "Q)uit", "Q or Esc: back to the menu", GameScreenBase.leave),
             Binding((), "(watching)", "", when=is_watching),
         ],
         fallback=no_such_key,
