@@ -116,6 +116,14 @@ def colour_of_seat(seat: int) -> str:
 
 
 @dataclass(frozen=True)
+class Lift:
+    """The checker picked up (at ``spot``) and the spots it may go to."""
+
+    spot: int
+    targets: frozenset[int]
+
+
+@dataclass(frozen=True)
 class Frame:
     """One picture of the step-by-step viewer."""
 
@@ -167,8 +175,7 @@ class BackgammonScreen(GameScreenBase):
         self.pp: PartialPlay | None = None
         self.cursor = 24
         self.cursor_top = True
-        self.lifted: int | None = None
-        self.targets: frozenset[int] = frozenset()
+        self.lift: Lift | None = None
         self.show_ids = False
         self.hints: list[tuple[str, str]] = []
         self.marks: frozenset[int] = frozenset()
@@ -218,8 +225,7 @@ class BackgammonScreen(GameScreenBase):
 
     def on_loaded(self, ctx: Context) -> None:
         self.marks = frozenset()
-        self.lifted = None
-        self.targets = frozenset()
+        self.lift = None
         self.hints = []
         state = self.bg
         if self.can_act and state.phase == MOVING:
@@ -378,7 +384,7 @@ class BackgammonScreen(GameScreenBase):
                     GameScreenBase.type_move, when=lambda s: s.can_act),
             Binding(("h",), "H)int", "H: hints from the computer", hint,
                     when=lambda s: s.can_act, shown=hints_shown),
-            Binding(("escape",), "", "", put_back, when=lambda s: s.lifted is not None),
+            Binding(("escape",), "", "", put_back, when=lambda s: s.lift is not None),
             Binding(("v",), "V)iew", "V: watch the opponent's last turn, step by step",
                     view_last_turn, shown=lambda s: s.can_act),
             Binding(("v",), "V)iew last turn", "V: watch the opponent's last turn, step by step",
@@ -440,7 +446,7 @@ class BackgammonScreen(GameScreenBase):
         pp = self.pp
         assert pp is not None
         spot = self.cursor
-        if self.lifted is None:
+        if self.lift is None:
             me, _ = pp.sides()
             count = me[24] if spot == BAR else (me[spot - 1] if 1 <= spot <= 24 else 0)
             if count == 0:
@@ -453,23 +459,20 @@ class BackgammonScreen(GameScreenBase):
                 else:
                     ctx.status("That checker cannot move with the dice left.")
                 return None
-            self.lifted = spot
-            self.targets = frozenset(d for d, _ in dests)
+            self.lift = Lift(spot, frozenset(d for d, _ in dests))
             return None
-        if spot == self.lifted:
-            self.lifted = None
-            self.targets = frozenset()
+        if spot == self.lift.spot:
+            self.lift = None
             return None
-        if spot not in self.targets:
+        if spot not in self.lift.targets:
             ctx.status("It cannot go there; the highlighted points can take it.")
             return None
         return self._drop(ctx, spot)
 
     def _drop(self, ctx: Context, spot: int) -> Transition | None:
-        assert self.pp is not None and self.lifted is not None
-        self.pp = self.pp.move_checker(self.lifted, spot)
-        self.lifted = None
-        self.targets = frozenset()
+        assert self.pp is not None and self.lift is not None
+        self.pp = self.pp.move_checker(self.lift.spot, spot)
+        self.lift = None
         if self.pp.is_complete():
             text = self.pp.notation()
             question = f"Play {text}? Enter/Y sends it, N or U takes back."
@@ -479,23 +482,22 @@ class BackgammonScreen(GameScreenBase):
     def _bear_off(self, ctx: Context) -> Transition | None:
         pp = self.pp
         assert pp is not None
-        if self.lifted is None:
+        lift = self.lift
+        if lift is None:
             # Pick up the checker under the cursor first, if it can go off.
             dests = dict(pp.destinations(self.cursor)) if self.cursor != OFF else {}
             if OFF not in dests:
                 ctx.status("Pick up a checker that can bear off, then R)emove it.")
                 return None
-            self.lifted = self.cursor
-            self.targets = frozenset(dests)
-        if OFF not in self.targets:
+            lift = self.lift = Lift(self.cursor, frozenset(dests))
+        if OFF not in lift.targets:
             ctx.status("That checker cannot bear off now.")
             return None
         return self._drop(ctx, OFF)
 
     def _undo(self, ctx: Context) -> None:
-        if self.lifted is not None:
-            self.lifted = None
-            self.targets = frozenset()
+        if self.lift is not None:
+            self.lift = None
             return
         if self.pp is None or not self.pp.steps:
             ctx.status("Nothing to take back.")
@@ -642,10 +644,12 @@ class BackgammonScreen(GameScreenBase):
                 d1, d2 = state.dice
                 dice = (d1, d2) if d1 != d2 else (d1,) * 4
         show_cursor = self.pp is not None and cover is not Cover.CONFIRM
+        lift = self.lift
         pic = BoardPicture(
             mine, theirs, self.colour,
             cursor=self.cursor if show_cursor else None,
-            lifted=self.lifted, targets=self.targets, marks=self.marks,
+            lifted=lift.spot if lift else None, targets=lift.targets if lift else frozenset(),
+            marks=self.marks,
             dice=dice, dice_used=used, dice_mine=state.turn == self.viewer,
         )  # fmt: skip
         geo, _, info_y = layout(canvas.width, canvas.height)
