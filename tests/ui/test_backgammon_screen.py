@@ -932,3 +932,14 @@ async def test_sessions_handed_the_same_render_caches_share_board_drawings(
         await asyncio.wait_for(task, 5)
     assert drawn[0] >= 1
     assert drawn[2] == drawn[1]  # alice's second look finds her board drawn
+
+
+async def test_the_key_help_line_while_moving_fits_the_bottom_row_whole(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, state, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    assert state.phase == MOVING
+    line = r.term.row(23).strip()
+    assert "H)int" in line and "?)help" in line
+    assert line.endswith("Q)uit")
