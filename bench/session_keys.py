@@ -110,13 +110,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             load_config(data_dir=data_dir), rng=random.Random(args.seed), start_background=False
         )
         rules = services.games.registry["backgammon"]
+        from door.ui.caches import RenderCaches
+
+        caches = RenderCaches()  # one for every session, as App hands down
         people = []
         tasks = []
         for name in names[: args.sessions]:
             user = await services.accounts.by_name(name)
             assert user is not None
             term = CountingTerminal()
-            session = Session(term, services, user)
+            session = Session(term, services, user, caches)
             screens = await first_screens(session.ctx, None)
             session.stack.extend(screens[:-1])
             for screen in screens[:-1]:

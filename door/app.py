@@ -31,10 +31,14 @@ SessionRunner = Callable[..., Awaitable[None]]
 
 
 def session_runner() -> SessionRunner:
-    """``door.session.run_session`` (imported late: the UI is heavy and tests swap it)."""
-    from door.session import run_session
+    """``door.session.run_session`` (imported late: the UI is heavy and tests swap it),
+    with one set of render caches for every session it runs."""
+    from functools import partial
 
-    return run_session
+    from door.session import run_session
+    from door.ui.caches import RenderCaches
+
+    return partial(run_session, caches=RenderCaches())
 
 
 async def enter_session(

@@ -12,9 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from door.games.base import Refusal
+from door.ui.caches import RenderCaches
 from door.ui.canvas import Canvas, diff
 from door.ui.glyphs import glyphs
 from door.ui.screen import Context, Pop, Push, Quit, Replace, Screen, Transition
@@ -27,6 +30,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+BUG_MESSAGE = "Something went wrong on our side; nothing was lost."
+"""What a player is told when a screen hits a bug (the traceback goes to the log)."""
+
+T = TypeVar("T")
+
 MIN_WIDTH = 80
 MIN_HEIGHT = 24
 TYPE_AHEAD = 16
@@ -36,7 +44,13 @@ TYPE_AHEAD = 16
 class Session:
     """The state of one connection; :func:`run_session` is the way to run one."""
 
-    def __init__(self, terminal: Terminal, services: Services, user: User | None) -> None:
+    def __init__(
+        self,
+        terminal: Terminal,
+        services: Services,
+        user: User | None,
+        caches: RenderCaches | None = None,
+    ) -> None:
         self.terminal = terminal
         self.services = services
         self.stack: list[Screen] = []
@@ -56,6 +70,7 @@ class Session:
             glyphs(terminal.caps.encoding),
             ring=terminal.bell,
             on_user=self._user_changed,
+            caches=caches,
         )
         if user is not None:
             self._user_changed(user)
@@ -96,7 +111,7 @@ class Session:
         if canvas is not None and canvas.width == width and canvas.height == height:
             canvas.clear()  # see Canvas.clear: reused rows spare the garbage collector
         else:
-            canvas = Canvas(width, height)
+            canvas = self.ctx.caches.canvas(width, height)
         if self.stack:
             self.stack[-1].render(canvas, self.ctx)
         # A terminal smaller than 80×24 gets the top-left of the 80×24 screen.
@@ -128,16 +143,12 @@ class Session:
 
     async def _enter(self, screen: Screen) -> bool:
         """Run ``on_enter``; False (with the reason on the status line) if it failed."""
-        try:
+
+        async def enter() -> bool:
             await screen.on_enter(self.ctx)
-        except ValueError as exc:
-            self.ctx.status(str(exc))
-            return False
-        except Exception:
-            log.exception("screen failed to load")
-            self.ctx.status("Sorry, that screen could not be opened. Nothing was lost.")
-            return False
-        return True
+            return True
+
+        return await self._guard(enter(), False)
 
     async def apply(self, transition: Transition | None) -> bool:
         """Apply a transition; False when the session should end."""
@@ -159,24 +170,25 @@ class Session:
                 if not self.stack:
                     return False
                 transition = await self._guard(
-                    self.stack[-1].on_resume(transition.result, self.ctx)
+                    self.stack[-1].on_resume(transition.result, self.ctx), None
                 )
                 continue
             return True
         return True
 
-    async def _guard(self, work: Any) -> Transition | None:
-        """Run a screen handler: bad input (ValueError) becomes a status message and
-        loses nothing; anything else is logged and reported without ending the session."""
+    async def _guard(self, work: Awaitable[T], failed: T) -> T:
+        """Await a screen handler. A :class:`Refusal` (a move the rules refuse, a stale
+        game, a full lobby, …) is shown on the status line; any other exception is a bug:
+        logged with its traceback, the player told :data:`BUG_MESSAGE`, and the session
+        goes on. Either way the answer is ``failed``."""
         try:
-            result: Transition | None = await work
-            return result
-        except ValueError as exc:
+            return await work
+        except Refusal as exc:
             self.ctx.status(str(exc))
         except Exception:
             log.exception("screen handler failed")
-            self.ctx.status("Sorry, that went wrong on our side. Nothing was lost; try again.")
-        return None
+            self.ctx.status(BUG_MESSAGE)
+        return failed
 
     # --- notices ----------------------------------------------------------------------
     def _sync_game_sub(self) -> None:
@@ -203,7 +215,7 @@ class Session:
             self.ctx.bell()
         if not self.stack:
             return True
-        return await self.apply(await self._guard(self.stack[-1].on_notice(notice, self.ctx)))
+        return await self.apply(await self._guard(self.stack[-1].on_notice(notice, self.ctx), None))
 
     # --- the loop -----------------------------------------------------------------------
     async def run(self, first: Screen) -> None:
@@ -304,11 +316,16 @@ class Session:
         # The status line shows until the person's next key (a notice or a resize
         # redraws without wiping what they were just told).
         self.ctx.message = None
-        return await self.apply(await self._guard(self.stack[-1].on_event(event, self.ctx)))
+        return await self.apply(await self._guard(self.stack[-1].on_event(event, self.ctx), None))
 
 
 async def run_session(
-    terminal: Terminal, services: Services, user: User | None, *, start: str | None = None
+    terminal: Terminal,
+    services: Services,
+    user: User | None,
+    *,
+    start: str | None = None,
+    caches: RenderCaches | None = None,
 ) -> None:
     """Run one person's session until they say goodbye or hang up.
 
@@ -316,12 +333,16 @@ async def run_session(
     first. ``start`` opens a particular screen instead of the main menu: ``"play"``
     (games waiting on you), ``"open"``, ``"active"``, ``"mine"``, ``"finished"``,
     ``"begin"``, ``"rank"``, ``"instructions"``, ``"settings"``, ``"game:<id>"``, or a
-    game kind (``"backgammon"``: that game's lists, or begin one).
+    game kind (``"backgammon"``: that game's lists, or begin one). ``caches``: the
+    process's render caches (``App`` builds one for every session; else a new one).
     """
     from door.ui.screens import first_screens
 
-    session = Session(terminal, services, user)
-    screens = await first_screens(session.ctx, start)
+    session = Session(terminal, services, user, caches)
+    # A start screen that cannot open (a refusal, or a bug) leaves the main menu saying why.
+    screens = await session._guard(first_screens(session.ctx, start), None)
+    if screens is None:
+        screens = await first_screens(session.ctx, None)
     session.stack.extend(screens[:-1])
     for screen in screens[:-1]:
         await session._enter(screen)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache, lru_cache
 from itertools import groupby, repeat
 from operator import itemgetter
+from typing import Any
 
 from wcwidth import wcwidth
 
@@ -43,66 +43,97 @@ class Style:
 DEFAULT = Style()
 Cell = tuple[str, Style]
 
-
-def _interned(style: Style) -> Style:
-    """One object per distinct style, so comparing two canvases' cells (``diff``) is
-    mostly an identity check rather than a dataclass ``__eq__`` call per cell. The
-    canonical objects are marked, so looking one up again costs no hashing."""
-    marks = style.__dict__
-    if "_canonical" in marks:
-        return style
-    alias: Style | None = marks.get("_alias")
-    if alias is not None:
-        return alias  # an equal style was made canonical first: this one points to it
-    found = _canonical_style(style)
-    if found is not style:
-        object.__setattr__(style, "_alias", found)
-    if "_canonical" not in found.__dict__:  # ``style`` itself, or DEFAULT the first time
-        object.__setattr__(found, "_canonical", True)
-        # SGR texts that switch to this style, by (id of the style switched from,
-        # colours): both canonical, so the ids stay theirs for good.
-        object.__setattr__(found, "_sgr_from", {})
-        object.__setattr__(found, "_cells", {})  # see _narrow_cells
-    return found
+NARROW_CELLS_KEPT = 512
+"""Texts whose cells the style table remembers per style (then it starts afresh)."""
+ALIASES_KEPT = 4096
+"""Style objects (not values) the style table remembers the canonical one of."""
 
 
-@cache  # never evicts: a canonical style must stay the only one of its value for good
-def _canonical_style(style: Style) -> Style:
-    # DEFAULT itself is the canonical default: blank cells hold it.
-    return DEFAULT if style == DEFAULT else style
+_UNKNOWN: Any = object()  # a text not looked at yet (see narrow_cells)
 
 
-@lru_cache(maxsize=4096)
+class StyleTable:
+    """One canonical object per distinct :class:`Style` value, and what is worked out
+    from canonical styles: the SGR text between two of them and the cells of a text.
+
+    Comparing canvases (``diff``) is then mostly an identity check rather than a
+    dataclass ``__eq__`` call per cell. Canvases that share a table (a session's frames,
+    the board drawings and help rows of :class:`~door.ui.caches.RenderCaches`) share
+    canonical styles. The table keeps every style it was shown alive, so the ids it is
+    keyed by stay theirs; no style is ever changed.
+    """
+
+    def __init__(self) -> None:
+        self._by_value: dict[Style, Style] = {DEFAULT: DEFAULT}
+        # id of a style object seen → its canonical style; the object itself is kept
+        # alive beside it (in ``_seen``) so that its id cannot be reused.
+        self._by_id: dict[int, Style] = {id(DEFAULT): DEFAULT}
+        self._seen: list[Style] = [DEFAULT]
+        self._sgr: dict[tuple[int, int, int], str] = {}
+        self._cells: dict[int, dict[str, tuple[Cell, ...] | None]] = {}
+
+    def canonical(self, style: Style) -> Style:
+        """The one object of ``style``'s value."""
+        found = self._by_id.get(id(style))
+        if found is not None:
+            return found
+        found = self._by_value.setdefault(style, style)
+        if len(self._seen) >= ALIASES_KEPT:
+            self._by_id = {id(s): s for s in self._by_value.values()}
+            self._seen = list(self._by_value.values())
+        self._by_id[id(style)] = found
+        self._seen.append(style)
+        return found
+
+    def is_canonical(self, style: Style) -> bool:
+        return self._by_id.get(id(style)) is style
+
+    def narrow_cells(self, text: str, style: Style) -> tuple[Cell, ...] | None:
+        """The cells of ``text`` in the canonical ``style`` if every glyph of it takes
+        one column, else ``None`` (remembered per style: hashing a text is cheap)."""
+        memo = self._cells.get(id(style))
+        if memo is None:
+            memo = self._cells[id(style)] = {}
+        cells: tuple[Cell, ...] | None = memo.get(text, _UNKNOWN)
+        if cells is _UNKNOWN:
+            if len(memo) >= NARROW_CELLS_KEPT:
+                memo.clear()
+            cells = memo[text] = tuple(zip(text, repeat(style))) if _all_narrow(text) else None
+        return cells
+
+    def sgr_between(self, cur: Style | None, new: Style, colors: int) -> str:
+        """``_sgr_change``, remembered when both styles are canonical here."""
+        key = (id(cur), id(new), colors)
+        change = self._sgr.get(key)
+        if change is not None:
+            # Only canonical pairs are stored, and they live as long as the table: no
+            # other object can have their ids.
+            return change
+        change = _sgr_change(cur, new, colors)
+        if self.is_canonical(new) and (cur is None or self.is_canonical(cur)):
+            self._sgr[key] = change
+        return change
+
+
 def char_width(ch: str) -> int:
     """Columns ``ch`` takes: 0 for combining marks, 2 for wide glyphs, -1 for controls."""
-    return int(wcwidth(ch))
+    if " " <= ch <= "~":
+        return 1
+    return int(wcwidth(ch))  # wcwidth remembers its answers
 
 
-NARROW_CELLS_KEPT = 512
-"""Texts whose cells each canonical style remembers (then it starts afresh)."""
-
-
-def _narrow_cells(text: str, style: Style) -> tuple[Cell, ...]:
-    """The cells of ``text`` (narrow glyphs) in the canonical ``style``, remembered on
-    the style (hashing a text is cheap, hashing a Style's fields is not)."""
-    memo: dict[str, tuple[Cell, ...]] = style.__dict__["_cells"]
-    cells = memo.get(text)
-    if cells is None:
-        if len(memo) >= NARROW_CELLS_KEPT:
-            memo.clear()
-        cells = memo[text] = tuple(zip(text, repeat(style)))
-    return cells
-
-
-@lru_cache(maxsize=8192)
 def _all_narrow(text: str) -> bool:
     """Every character of ``text`` takes exactly one column (no controls, marks, wide)."""
+    if text.isascii():
+        return text.isprintable()
     return all(char_width(ch) == 1 for ch in text)
 
 
 def text_width(text: str) -> int:
     """Columns ``text`` takes on a terminal (control characters count as one, as
     :meth:`Canvas.put` shows them as ``?``)."""
+    if text.isascii():
+        return len(text)  # one column each, controls included
     total = 0
     for ch in text:
         w = char_width(ch)
@@ -112,6 +143,8 @@ def text_width(text: str) -> int:
 
 def clip_text(text: str, width: int) -> str:
     """The longest prefix of ``text`` that fits in ``width`` columns."""
+    if text.isascii():
+        return text[: max(width, 0)]  # one column each, controls included
     total = 0
     for i, ch in enumerate(text):
         w = char_width(ch)
@@ -126,14 +159,17 @@ class Canvas:
     """A ``width`` × ``height`` grid of cells, blank (space, default style) at first.
 
     ``cursor`` is where the terminal cursor should be shown after a flush (``None``
-    hides it), e.g. at the end of a line being typed.
+    hides it), e.g. at the end of a line being typed. ``styles`` is the style table its
+    cells' styles are made canonical in (a new one if not given; canvases that are
+    compared or copied between should share one).
     """
 
-    def __init__(self, width: int, height: int) -> None:
+    def __init__(self, width: int, height: int, styles: StyleTable | None = None) -> None:
         if width < 1 or height < 1:
             raise ValueError(f"canvas must be at least 1×1, not {width}×{height}")
         self.width = width
         self.height = height
+        self.styles = styles if styles is not None else StyleTable()
         self.cursor: tuple[int, int] | None = None
         self._rows: list[list[Cell]] = [[(" ", DEFAULT)] * width for _ in range(height)]
         # Whether a wide glyph was ever drawn: rows of narrow glyphs only let ``diff``
@@ -165,17 +201,18 @@ class Canvas:
         """
         if y < 0 or y >= self.height:
             return x + text_width(text)
-        if "_canonical" not in style.__dict__:
-            style = _interned(style)
+        styles = self.styles
+        canon = styles._by_id.get(id(style))  # (``canonical``, without the call)
+        style = canon if canon is not None else styles.canonical(style)
         row = self._rows[y]
-        if not self._wide and _all_narrow(text):
+        cells = None if self._wide else styles.narrow_cells(text, style)
+        if cells is not None:
             # The common case, as one slice: no wide glyph anywhere to split, every
             # glyph one column (what the loop below would do, cell by cell). The same
             # texts are drawn over and over (menus, list rows, labels), so their cells
             # are made once.
             start, end = max(x, 0), min(x + len(text), self.width)
             if start < end:
-                cells = _narrow_cells(text, style)
                 row[start:end] = cells if end - start == len(text) else cells[start - x : end - x]
             return x + len(text)
         for ch in text:
@@ -223,7 +260,7 @@ class Canvas:
         """Fill the rectangle with ``ch`` (one narrow glyph), clipped at the edges."""
         if char_width(ch) != 1:
             raise ValueError(f"fill needs a single-width glyph, not {ch!r}")
-        style = _interned(style)
+        style = self.styles.canonical(style)
         x0, x1 = max(x, 0), min(x + w, self.width)
         for cy in range(max(y, 0), min(y + h, self.height)):
             row = self._rows[cy]
@@ -260,7 +297,7 @@ class Canvas:
         if not 0 <= y < self.height:
             return
         row = self._rows[y]
-        style = _interned(style)
+        style = self.styles.canonical(style)
         for cx in range(max(x, 0), min(x + w, self.width)):
             row[cx] = (row[cx][0], style)
 
@@ -294,7 +331,7 @@ class Canvas:
 
     def crop(self, width: int, height: int) -> Canvas:
         """A new canvas holding the top-left ``width`` × ``height`` of this one."""
-        out = Canvas(width, height)
+        out = Canvas(width, height, self.styles)
         out.blit(self)
         if self.cursor is not None and self.cursor[0] < width and self.cursor[1] < height:
             out.cursor = self.cursor
@@ -384,24 +421,9 @@ def _sgr_change(cur: Style | None, new: Style, colors: int) -> str:
     return CSI + ";".join(params) + "m"
 
 
-def _same_look(a: Style, b: Style, colors: int) -> bool:
-    return _sgr_between(a, b, colors) == ""
-
-
-def _sgr_between(cur: Style | None, new: Style, colors: int) -> str:
-    """``_sgr_change``, remembered on ``new`` when both styles are canonical."""
-    memo: dict[tuple[int, int], str] | None = new.__dict__.get("_sgr_from")
-    if memo is None or (cur is not None and "_sgr_from" not in cur.__dict__):
-        return _sgr_change(cur, new, colors)
-    key = (id(cur), colors)
-    change = memo.get(key)
-    if change is None:
-        change = memo[key] = _sgr_change(cur, new, colors)
-    return change
-
-
-@lru_cache(maxsize=4096)
 def _encodable(ch: str, encoding: str) -> bool:
+    if ch.isascii():
+        return True
     try:
         ch.encode(encoding)
     except UnicodeEncodeError:
@@ -424,8 +446,9 @@ def _glyph_out(ch: str, encoding: str) -> str:
 class _Writer:
     """Builds the output, tracking the far end's cursor and current style."""
 
-    def __init__(self, caps: Caps, width: int, height: int) -> None:
+    def __init__(self, caps: Caps, width: int, height: int, styles: StyleTable) -> None:
         self.out: list[str] = []
+        self.styles = styles
         self.colors = caps.colors
         self.encoding = caps.encoding
         self.width = width
@@ -456,7 +479,7 @@ class _Writer:
         cur = self.style
         if style is cur:
             return  # styles are interned: the usual case, without a dataclass __eq__
-        change = _sgr_between(cur, style, self.colors)
+        change = self.styles.sgr_between(cur, style, self.colors)
         if change:
             self.out.append(change)
             self.style = style
@@ -488,12 +511,6 @@ class _Writer:
             self.x = self.y = None
 
 
-@lru_cache(maxsize=16)
-def _narrow_units(width: int) -> list[tuple[int, int]]:
-    """The units of a row of ``width`` narrow glyphs (shared: callers only read it)."""
-    return [(x, 1) for x in range(width)]
-
-
 def _row_units(row: list[Cell]) -> list[tuple[int, int]]:
     """(start, width) of each glyph in a row: wide glyphs are one 2-column unit."""
     units: list[tuple[int, int]] = []
@@ -520,109 +537,36 @@ def diff(old: Canvas | None, new: Canvas, caps: Caps) -> str:
     written, because on some terminals doing so scrolls the screen.
     """
     full = old is None or old.width != new.width or old.height != new.height
-    _interned(DEFAULT)  # blank cells hold it without ``put`` having interned it yet
-    w = _Writer(caps, new.width, new.height)
+    w = _Writer(caps, new.width, new.height, new.styles)
     if full:
         w.out.append(CSI + "0m" + CSI + "2J" + CSI + "H")
         w.style = DEFAULT
         w.x, w.y = 0, 0
-    blank_default = (" ", DEFAULT)
+    narrow = not new._wide and (old is None or not old._wide)
+    narrow_units = [(x, 1) for x in range(new.width)] if narrow else []
+    blank = (" ", DEFAULT)
     for y in range(new.height):
         nrow = new._rows[y]
         orow = None if full or old is None else old._rows[y]
         if orow is not None and nrow == orow:
             continue  # most rows of most updates: one comparison in C
-        narrow = not new._wide and (old is None or not old._wide)
-        units = _narrow_units(new.width) if narrow else _row_units(nrow)
-        # Indexes into ``units`` of the changed ones (indexes, so that bridging a gap
-        # below takes the units between two changed ones without searching the row).
-        changed: list[int] = []
+        units = narrow_units if narrow else _row_units(nrow)
         last_row = y == new.height - 1
         if narrow and orow is not None:
             # Narrow glyphs only: unit i is column i.
             end = new.width - 1 if last_row else new.width
             changed = [x for x in range(end) if nrow[x] != orow[x]]
         else:
-            for i, (ux, uw) in enumerate(units):
-                if last_row and ux + uw >= new.width:
-                    continue  # never the bottom-right cell
-                if orow is None:
-                    if uw == 2 or nrow[ux] != blank_default:
-                        changed.append(i)
-                elif uw == 1:
-                    if nrow[ux] != orow[ux] or (orow[ux][0] == "" and nrow[ux][0] != ""):
-                        # (A wide glyph that was overwritten on the old side needs re-sending.)
-                        changed.append(i)
-                elif nrow[ux] != orow[ux] or nrow[ux + 1] != orow[ux + 1]:
-                    changed.append(i)
+            changed = _changed_units(nrow, orow, units, last_row, new.width)
         if not changed:
             continue
-        # A row whose end became blank is cleared with one "erase to end of line"
-        # rather than by sending spaces.
         erase_from: int | None = None
-        # (Only when the last changed glyph is a blank: otherwise none is past the text.)
-        if not full and nrow[units[changed[-1]][0]] == blank_default:
-            tail = new.width
-            while tail > 0 and nrow[tail - 1] == blank_default:
-                tail -= 1
-            blank_changed = [i for i in changed if units[i][0] >= tail]
-            if len(blank_changed) > 3:
-                erase_from = units[blank_changed[0]][0]
-                changed = [i for i in changed if units[i][0] < tail]
+        if not full and nrow[units[changed[-1]][0]] == blank:
+            changed, erase_from = _blank_tail(nrow, units, changed, new.width)
         if narrow and w.encoding == "utf-8" and orow is not None:
-            # Narrow glyphs in UTF-8 (unit i is column i): group the changed columns
-            # into runs, bridging gaps that are cheap to re-send, in one pass.
-            if changed:
-                colors = w.colors
-                start_x = prev = changed[0]
-                for x in changed[1:]:
-                    gap = x - prev - 1
-                    if gap == 0 or (gap <= 4 and _gap_cheap(nrow, prev + 1, x, prev, colors)):
-                        prev = x
-                        continue
-                    w.move(start_x, y)
-                    w.runs(nrow, start_x, prev + 1)
-                    start_x = prev = x
-                w.move(start_x, y)
-                w.runs(nrow, start_x, prev + 1)
-            if erase_from is not None:
-                w.move(erase_from, y)
-                w.set_style(DEFAULT)
-                w.out.append(CSI + "K")
-            continue
-        # Group changed units into runs, bridging gaps that are cheap to re-send.
-        k = 0
-        while k < len(changed):
-            first = changed[k]
-            start_x = units[first][0]
-            run = [first]
-            j = k + 1
-            while j < len(changed):
-                prev_x, prev_w = units[run[-1]]
-                gap_start = prev_x + prev_w
-                nxt = changed[j]
-                nx = units[nxt][0]
-                gap = nx - gap_start
-                if gap <= 4 and _gap_cheap(nrow, gap_start, nx, prev_x, w.colors):
-                    # Include the gap's units too (those between the two changed ones).
-                    run.extend(range(run[-1] + 1, nxt + 1))
-                    j += 1
-                else:
-                    break
-            w.move(start_x, y)
-            if narrow and w.encoding == "utf-8":
-                # Narrow glyphs sent as they are: the run is columns start_x..end - 1;
-                # send each stretch of one style as one string (what ``cell`` would
-                # send a glyph at a time).
-                w.runs(nrow, start_x, run[-1] + 1)
-            else:
-                for i in run:
-                    ux = units[i][0]
-                    ch, st = nrow[ux]
-                    w.cell(ux, ch, st)
-                    if w.x is None:
-                        break
-            k = j
+            _send_columns(w, y, nrow, changed)
+        else:
+            _send_units(w, y, nrow, units, changed, narrow)
         if erase_from is not None:
             w.move(erase_from, y)
             w.set_style(DEFAULT)
@@ -637,12 +581,112 @@ def diff(old: Canvas | None, new: Canvas, caps: Caps) -> str:
     return "".join(w.out)
 
 
-def _gap_cheap(row: list[Cell], gap_start: int, gap_end: int, last_x: int, colors: int) -> bool:
+def _changed_units(
+    nrow: list[Cell], orow: list[Cell] | None, units: list[tuple[int, int]], last_row: bool,
+    width: int,
+) -> list[int]:  # fmt: skip
+    """Indexes into ``units`` of the changed ones (indexes, so that bridging a gap takes
+    the units between two changed ones without searching the row). ``orow`` ``None``:
+    the row is blank on the far end."""
+    changed: list[int] = []
+    blank_default = (" ", DEFAULT)
+    for i, (ux, uw) in enumerate(units):
+        if last_row and ux + uw >= width:
+            continue  # never the bottom-right cell
+        if orow is None:
+            if uw == 2 or nrow[ux] != blank_default:
+                changed.append(i)
+        elif uw == 1:
+            if nrow[ux] != orow[ux] or (orow[ux][0] == "" and nrow[ux][0] != ""):
+                # (A wide glyph that was overwritten on the old side needs re-sending.)
+                changed.append(i)
+        elif nrow[ux] != orow[ux] or nrow[ux + 1] != orow[ux + 1]:
+            changed.append(i)
+    return changed
+
+
+def _blank_tail(
+    nrow: list[Cell], units: list[tuple[int, int]], changed: list[int], width: int
+) -> tuple[list[int], int | None]:
+    """A row whose end became blank is cleared with one "erase to end of line" rather
+    than by sending spaces: (the changed units left to send, the column to erase from).
+    Called when the last changed glyph is a blank (otherwise none is past the text)."""
+    blank_default = (" ", DEFAULT)
+    tail = width
+    while tail > 0 and nrow[tail - 1] == blank_default:
+        tail -= 1
+    blank_changed = [i for i in changed if units[i][0] >= tail]
+    if len(blank_changed) <= 3:
+        return changed, None
+    return [i for i in changed if units[i][0] < tail], units[blank_changed[0]][0]
+
+
+def _send_columns(w: _Writer, y: int, nrow: list[Cell], changed: list[int]) -> None:
+    """Narrow glyphs in UTF-8 (unit i is column i): group the changed columns into runs,
+    bridging gaps that are cheap to re-send, in one pass."""
+    if not changed:
+        return
+    colors = w.colors
+    start_x = prev = changed[0]
+    for x in changed[1:]:
+        gap = x - prev - 1
+        if gap == 0 or (gap <= 4 and _gap_cheap(w, nrow, prev + 1, x, prev, colors)):
+            prev = x
+            continue
+        w.move(start_x, y)
+        w.runs(nrow, start_x, prev + 1)
+        start_x = prev = x
+    w.move(start_x, y)
+    w.runs(nrow, start_x, prev + 1)
+
+
+def _send_units(
+    w: _Writer, y: int, nrow: list[Cell], units: list[tuple[int, int]], changed: list[int],
+    narrow: bool,
+) -> None:  # fmt: skip
+    """Group changed units into runs, bridging gaps that are cheap to re-send."""
+    k = 0
+    while k < len(changed):
+        first = changed[k]
+        start_x = units[first][0]
+        run = [first]
+        j = k + 1
+        while j < len(changed):
+            prev_x, prev_w = units[run[-1]]
+            gap_start = prev_x + prev_w
+            nxt = changed[j]
+            nx = units[nxt][0]
+            gap = nx - gap_start
+            if gap <= 4 and _gap_cheap(w, nrow, gap_start, nx, prev_x, w.colors):
+                # Include the gap's units too (those between the two changed ones).
+                run.extend(range(run[-1] + 1, nxt + 1))
+                j += 1
+            else:
+                break
+        w.move(start_x, y)
+        if narrow and w.encoding == "utf-8":
+            # Narrow glyphs sent as they are: the run is columns start_x..end - 1; send
+            # each stretch of one style as one string (what ``cell`` would send a glyph
+            # at a time).
+            w.runs(nrow, start_x, run[-1] + 1)
+        else:
+            for i in run:
+                ux = units[i][0]
+                ch, st = nrow[ux]
+                w.cell(ux, ch, st)
+                if w.x is None:
+                    break
+        k = j
+
+
+def _gap_cheap(
+    w: _Writer, row: list[Cell], gap_start: int, gap_end: int, last_x: int, colors: int
+) -> bool:
     """Re-sending the unchanged cells in a gap is cheap when they look like the run's
     last cell (at ``last_x``; no SGR switching) and contain no wide glyph halves."""
     last_style = row[last_x][1]
     for gx in range(gap_start, gap_end):
         ch, st = row[gx]
-        if ch == "" or not (st is last_style or _same_look(st, last_style, colors)):
+        if ch == "" or not (st is last_style or w.styles.sgr_between(st, last_style, colors) == ""):
             return False
     return True

@@ -77,43 +77,37 @@ class Glyphs:
         return [f.name for f in fields(self) if f.name != "encoding"]
 
 
-def _utf8() -> Glyphs:
-    return Glyphs(
-        encoding="utf-8",
-        h_line="─", v_line="│", top_left="┌", top_right="┐", bottom_left="└",
-        bottom_right="┘", tee_down="┬", tee_up="┴", tee_right="├", tee_left="┤", cross="┼",
-        dh_line="═", dv_line="║", d_top_left="╔", d_top_right="╗", d_bottom_left="╚",
-        d_bottom_right="╝", d_tee_down="╦", d_tee_up="╩", d_tee_right="╠", d_tee_left="╣",
-        d_cross="╬",
-        shade_light="░", shade_medium="▒", shade_dark="▓", block="█", half_upper="▀",
-        half_lower="▄", half_left="▌", half_right="▐", square="■",
-        checker_white="○", checker_black="●", checker_empty="·",
-        point_up="▲", point_down="▼", tri_up="▲", tri_down="▼",
-        arrow_up="↑", arrow_down="↓", arrow_left="←", arrow_right="→",
-        bullet="•", middle_dot="·", check="✓", selector="►", ellipsis="…", degree="°",
-    )  # fmt: skip
+# Every glyph once: its name, then what UTF-8 and CP437 terminals get (one glyph when both
+# get the same; CP437's box lines, shades and blocks are UTF-8's own).
+GLYPH_TABLE: tuple[tuple[str, str] | tuple[str, str, str], ...] = (
+    ("h_line", "─"), ("v_line", "│"), ("top_left", "┌"), ("top_right", "┐"),
+    ("bottom_left", "└"), ("bottom_right", "┘"), ("tee_down", "┬"), ("tee_up", "┴"),
+    ("tee_right", "├"), ("tee_left", "┤"), ("cross", "┼"),
+    ("dh_line", "═"), ("dv_line", "║"), ("d_top_left", "╔"), ("d_top_right", "╗"),
+    ("d_bottom_left", "╚"), ("d_bottom_right", "╝"), ("d_tee_down", "╦"), ("d_tee_up", "╩"),
+    ("d_tee_right", "╠"), ("d_tee_left", "╣"), ("d_cross", "╬"),
+    ("shade_light", "░"), ("shade_medium", "▒"), ("shade_dark", "▓"), ("block", "█"),
+    ("half_upper", "▀"), ("half_lower", "▄"), ("half_left", "▌"), ("half_right", "▐"),
+    ("square", "■"),
+    ("checker_white", "○", "O"), ("checker_black", "●", "X"), ("checker_empty", "·"),
+    ("point_up", "▲", "^"), ("point_down", "▼", "v"), ("tri_up", "▲", "^"),
+    ("tri_down", "▼", "v"),
+    ("arrow_up", "↑", "^"), ("arrow_down", "↓", "v"), ("arrow_left", "←", "«"),
+    ("arrow_right", "→", "»"),
+    ("bullet", "•", "∙"), ("middle_dot", "·"), ("check", "✓", "√"), ("selector", "►", "»"),
+    ("ellipsis", "…", "~"), ("degree", "°"),
+)  # fmt: skip
 
 
-def _cp437() -> Glyphs:
-    return Glyphs(
-        encoding="cp437",
-        h_line="─", v_line="│", top_left="┌", top_right="┐", bottom_left="└",
-        bottom_right="┘", tee_down="┬", tee_up="┴", tee_right="├", tee_left="┤", cross="┼",
-        dh_line="═", dv_line="║", d_top_left="╔", d_top_right="╗", d_bottom_left="╚",
-        d_bottom_right="╝", d_tee_down="╦", d_tee_up="╩", d_tee_right="╠", d_tee_left="╣",
-        d_cross="╬",
-        shade_light="░", shade_medium="▒", shade_dark="▓", block="█", half_upper="▀",
-        half_lower="▄", half_left="▌", half_right="▐", square="■",
-        checker_white="O", checker_black="X", checker_empty="·",
-        point_up="^", point_down="v", tri_up="^", tri_down="v",
-        arrow_up="^", arrow_down="v", arrow_left="«", arrow_right="»",
-        bullet="∙", middle_dot="·", check="√", selector="»", ellipsis="~", degree="°",
-    )  # fmt: skip
+def _table(encoding: str) -> Glyphs:
+    """The :class:`Glyphs` of ``encoding`` ("utf-8" or "cp437") from ``GLYPH_TABLE``."""
+    column = 1 if encoding == "utf-8" else -1
+    return Glyphs(encoding=encoding, **{row[0]: row[column] for row in GLYPH_TABLE})
 
 
 def glyphs(encoding: Encoding | str) -> Glyphs:
     """The glyph table for ``encoding`` (``"cp437"`` or ``"utf-8"``; anything else gets
     the CP437 table, whose glyphs every BBS terminal shows)."""
     if encoding.lower().replace("_", "-") in ("utf-8", "utf8"):
-        return _utf8()
-    return _cp437()
+        return _table("utf-8")
+    return _table("cp437")

@@ -14,9 +14,9 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from door.ui.caches import RenderCaches
 from door.ui.canvas import (
     BLACK,
     BLUE,
@@ -54,15 +54,11 @@ def clean(text: object, limit: int | None = None) -> str:
     (ESC, BEL, bidi overrides, …) removed, whitespace runs of tabs/newlines made spaces.
     ``limit`` clips to that many characters (with no ellipsis)."""
     value = text if type(text) is str else str(text)
-    if len(value) <= 200:
-        # names, titles and summaries repeat on every frame of every list
-        return _clean_short(value, limit)
+    if value.isprintable():
+        # Nothing to remove (the usual case, on every frame of every list): no control,
+        # format, surrogate, private-use, unassigned or separator character but space.
+        return value[:limit] if limit is not None else value
     return _clean_text(value, limit)
-
-
-@lru_cache(maxsize=4096)
-def _clean_short(text: str, limit: int | None) -> str:
-    return _clean_text(text, limit)
 
 
 def _clean_text(text: str, limit: int | None) -> str:
@@ -118,7 +114,8 @@ Transition = Push | Replace | Pop | Quit
 
 class Context:
     """What a screen may use: the services, the signed-in user (``None`` before login),
-    the terminal's caps and glyph table, the bell and the status line.
+    the terminal's caps and glyph table, the bell, the status line and the render caches
+    (``caches``: shared by every session when ``App`` hands them down, else this one's).
 
     The session builds one per connection and keeps ``caps``/``glyphs`` current across
     resizes and charset changes.
@@ -133,8 +130,10 @@ class Context:
         *,
         ring: Callable[[], None] | None = None,
         on_user: Callable[[User], None] | None = None,
+        caches: RenderCaches | None = None,
     ) -> None:
         self.services = services
+        self.caches = caches if caches is not None else RenderCaches()
         self.user = user
         self.caps = caps
         self.glyphs = glyphs
@@ -214,13 +213,15 @@ def draw_help(canvas: Canvas, ctx: Context, text: str) -> None:
     """The last row: the one-line key help. Keys written as ``[X]`` or ``X)`` show in
     the key colour."""
     # Every screen draws this row on every key, and it is the same text most of the time.
-    canvas.copy_rows(_help_row(text, canvas.width), canvas.height - 1, 1, source_top=0)
+    caches = ctx.caches
+    width = canvas.width
+    row = caches.help_rows.get((text, width), lambda: _help_row(text, width, caches))
+    canvas.copy_rows(row, canvas.height - 1, 1, source_top=0)
 
 
-@lru_cache(maxsize=512)
-def _help_row(text: str, width: int) -> Canvas:
-    """The help row for ``text`` at ``width``, drawn once (callers only copy from it)."""
-    canvas = Canvas(width, 1)
+def _help_row(text: str, width: int, caches: RenderCaches) -> Canvas:
+    """The help row for ``text`` at ``width`` (callers only copy from it)."""
+    canvas = caches.canvas(width, 1)
     y = 0
     canvas.fill(0, y, canvas.width, 1, " ", HELP_STYLE)
     x = 1

@@ -7,6 +7,7 @@ keys from the position they are shown rather than assuming a roll.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -18,7 +19,9 @@ from door.games.backgammon.rules import BackgammonRules
 from door.services import Services
 from door.services.accounts import User
 from door.services.games import SeatSpec
+from door.session import run_session
 from door.ui.boards import backgammon as bgb
+from door.ui.caches import RenderCaches
 from tests.ui.conftest import Running, StartSession
 from tests.ui.faketerm import FakeTerminal
 
@@ -852,3 +855,91 @@ async def test_an_accepted_resignation_scores_the_game_and_the_match_goes_on(
     me_row = r.term.row(15)
     assert users[winner].name in me_row and me_row[50 + 14 : 50 + 16].strip() == "1"
     assert f"Last game: {users[winner].name} won 1 point" in r.term.display_text()
+
+
+# --- what is pushed over the board -----------------------------------------------------------
+
+
+async def test_a_pasted_line_opens_the_play_line_with_the_rest_of_the_paste_in_it(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, _, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    r.term.type(":this is no play at all")  # longer than a burst of typing: a paste
+    await r.term.settle()
+    assert "Play: this is no play at all" in r.term.display_text()
+    r.term.press("escape")
+    await r.term.settle()
+    assert "Play:" not in r.term.display_text()
+    assert "Enter pick/drop" in r.term.row(23)
+
+
+async def test_a_resignation_question_goes_away_when_the_game_ends_under_it(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, _, mover = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    other = bob if mover is alice else alice
+    r.term.type("x")
+    await r.term.wait_for("Resign the whole match?")
+    assert "Y)es" in r.term.row(23)
+    snap = await services.games.get(gid)
+    await services.games.resign(gid, other.id, snap.info.version)
+    await r.term.settle()
+    assert "Resign the whole match?" not in r.term.display_text()
+    assert "Y)es" not in r.term.row(23)
+    r.term.type("y")  # no longer a yes to anything
+    await r.term.settle()
+    assert "You resigned" not in r.term.display_text()
+
+
+async def test_the_replay_viewer_closes_at_its_last_picture_and_the_board_takes_keys_again(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    users = {0: alice, 1: bob}
+    r1, state, _ = await open_mover(services, gid, users, start_session)
+    await play_with_cursor(r1, state)
+    r1.term.type("y")
+    await r1.term.settle()
+    r2, _, _ = await open_mover(services, gid, users, start_session)
+    r2.term.type("v")
+    await r2.term.settle()
+    assert "next" in r2.term.row(23)
+    for _ in range(8):
+        r2.term.press("enter")
+    await r2.term.settle()
+    assert "next" not in r2.term.row(23)
+    r2.term.type("i")
+    await r2.term.settle()
+    assert "Position ID:" in r2.term.display_text()
+
+
+async def test_sessions_handed_the_same_render_caches_share_board_drawings(
+    services: Services, alice: User, bob: User
+) -> None:
+    gid = await begin(services, alice, bob)
+    caches = RenderCaches()
+    drawn: list[int] = []
+    for user in (alice, bob, alice):
+        term = FakeTerminal()
+        task = asyncio.create_task(
+            run_session(term, services, user, start=f"game:{gid}", caches=caches)
+        )
+        await term.settle()
+        drawn.append(len(caches.boards))
+        term.hangup()
+        await asyncio.wait_for(task, 5)
+    assert drawn[0] >= 1
+    assert drawn[2] == drawn[1]  # alice's second look finds her board drawn
+
+
+async def test_the_key_help_line_while_moving_fits_the_bottom_row_whole(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob)
+    r, state, _ = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
+    assert state.phase == MOVING
+    line = r.term.row(23).strip()
+    assert "H)int" in line and "?)help" in line
+    assert line.endswith("Q)uit")

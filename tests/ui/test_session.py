@@ -3,14 +3,24 @@ sign-in and registration, the main menu, sound, notices, resize, charsets, goodb
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
 from datetime import timedelta
 
+import pytest
+
+from door.games.base import Refusal
 from door.services import Services
 from door.services.accounts import User
 from door.services.clock import FakeClock
 from door.services.notify import Notice
+from door.session import BUG_MESSAGE, Session
+from door.ui.canvas import Canvas
+from door.ui.screen import Context, Screen, Transition, draw_chrome
+from door.ui.terminal import InputEvent, Text
 from tests.ui.conftest import StartSession, started_game
+from tests.ui.faketerm import FakeTerminal
 
 
 async def test_signed_in_user_sees_main_menu_with_every_choice(
@@ -353,3 +363,61 @@ async def test_opponent_moving_rings_your_bell_and_updates_the_play_count(
     await r.term.wait_for(f"Backgammon #{info.id}: it is your turn")
     assert re.search(r"Play a game where it is your turn\s+\(1\)", r.term.display_text())
     assert r.term.bells == 1
+
+
+class _BuggyScreen(Screen):
+    """Raises a bug-type error on ``b`` and a refusal on ``r``; counts every other key."""
+
+    def __init__(self) -> None:
+        self.keys = 0
+
+    def render(self, canvas: Canvas, ctx: Context) -> None:
+        draw_chrome(canvas, ctx, "Buggy", "B)ug R)efuse")
+        canvas.put(2, 3, f"keys seen: {self.keys}")
+
+    async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
+        if isinstance(event, Text) and event.text == "b":
+            raise KeyError("no such thing")
+        if isinstance(event, Text) and event.text == "r":
+            raise Refusal("The rules say no.")
+        self.keys += 1
+        return None
+
+
+async def _run_buggy(services: Services, alice: User) -> tuple[FakeTerminal, asyncio.Task[None]]:
+    term = FakeTerminal()
+    session = Session(term, services, alice)
+    task = asyncio.create_task(session.run(_BuggyScreen()))
+    await term.settle()
+    return term, task
+
+
+async def test_a_bug_in_a_screen_is_logged_and_the_session_goes_on(
+    services: Services, alice: User, caplog: pytest.LogCaptureFixture
+) -> None:
+    term, task = await _run_buggy(services, alice)
+    with caplog.at_level(logging.ERROR, logger="door.session"):
+        term.type("b")
+        await term.settle()
+    bug = [r for r in caplog.records if r.exc_info and r.exc_info[0] is KeyError]
+    assert bug, "the KeyError was logged with its traceback"
+    assert BUG_MESSAGE in term.display_text()
+    term.type("x")
+    await term.settle()
+    assert not task.done()
+    assert "keys seen: 1" in term.display_text()
+    term.hangup()
+    await asyncio.wait_for(task, 5)
+
+
+async def test_a_refusal_in_a_screen_is_shown_and_not_logged(
+    services: Services, alice: User, caplog: pytest.LogCaptureFixture
+) -> None:
+    term, task = await _run_buggy(services, alice)
+    with caplog.at_level(logging.ERROR, logger="door.session"):
+        term.type("r")
+        await term.settle()
+    assert "The rules say no." in term.display_text()
+    assert not [r for r in caplog.records if r.name == "door.session"]
+    term.hangup()
+    await asyncio.wait_for(task, 5)

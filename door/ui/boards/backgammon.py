@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from door.ui.canvas import BLACK, GREEN, RED, WHITE, YELLOW, Canvas, Style
 from door.ui.glyphs import Glyphs
@@ -132,10 +131,13 @@ def spot_label_cell(
     return column_x(col, my_colour, g), 0 if is_top else g.bottom_label, g.pw
 
 
-@lru_cache(maxsize=4)  # two colours; worked out on every cursor key otherwise
 def visual_spots(my_colour: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The spots in left-to-right order on the top and the bottom row (the bar and the
     tray are in both rows), for cursor movement."""
+    return VISUAL_SPOTS[my_colour]
+
+
+def _visual_spots(my_colour: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     top: list[int] = []
     bottom: list[int] = []
     for col in range(12):
@@ -153,6 +155,10 @@ def visual_spots(my_colour: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
         top.insert(0, OFF)
         bottom.insert(0, OFF)
     return tuple(top), tuple(bottom)
+
+
+VISUAL_SPOTS = {colour: _visual_spots(colour) for colour in (WHITE_SIDE, BLACK_SIDE)}
+"""``visual_spots`` of each colour, worked out once (it is asked on every cursor key)."""
 
 
 def move_cursor(spot: int, direction: str, my_colour: str, top_row: bool) -> tuple[int, bool]:
@@ -191,15 +197,27 @@ DIE = Style(fg=WHITE, reverse=True)
 DIE_USED = Style(fg=WHITE, bold=False)
 
 
-@lru_cache(maxsize=64)
 def checker_style(colour: str, colors: int, lifted: bool = False) -> Style:
     """How a checker of ``colour`` looks (one shared object per look: styles are
     compared by identity when the screen is sent)."""
+    return CHECKER_STYLES[colour, bool(colors), lifted]
+
+
+def _checker_style(colour: str, colors: bool, lifted: bool) -> Style:
     if not colors:
         return Style(bold=colour == WHITE_SIDE, reverse=lifted, blink=lifted)
     if colour == WHITE_SIDE:
         return Style(fg=WHITE, bold=True, reverse=lifted)
     return Style(fg=RED, bold=False, reverse=lifted)
+
+
+CHECKER_STYLES = {
+    (colour, colors, lifted): _checker_style(colour, colors, lifted)
+    for colour in (WHITE_SIDE, BLACK_SIDE)
+    for colors in (False, True)
+    for lifted in (False, True)
+}
+"""Every look of a checker: (colour, in colour, lifted) → style."""
 
 
 def checker_glyph(colour: str, glyphs: Glyphs, colors: int) -> str:
@@ -214,8 +232,9 @@ def other_colour(colour: str) -> str:
 # --- drawing ------------------------------------------------------------------------------
 
 
-def _draw_frame(canvas: Canvas, x: int, y: int, pic: BoardPicture, g: Glyphs,
-                geo: Geometry) -> None:
+def _draw_frame(
+    canvas: Canvas, x: int, y: int, pic: BoardPicture, g: Glyphs, geo: Geometry
+) -> None:
     bx = x + board_x0(pic.my_colour, geo)
     tx = x + tray_x0(pic.my_colour, geo)
     half = 6 * geo.pw
@@ -251,13 +270,20 @@ def _stack_row(y: int, top: bool, i: int, geo: Geometry) -> int:
     return y + 2 + i if top else y + geo.bottom_border - 1 - i
 
 
-@lru_cache(maxsize=4)
+SPIKE_RED = Style(fg=RED, bold=False)
+SPIKE_WHITE = Style(fg=WHITE, bold=False)
+SPIKE_PLAIN = Style()
+
+
 def _spike_style(red: bool, colors: bool) -> Style:
-    return Style(fg=RED if red else WHITE, bold=False) if colors else Style()
+    if not colors:
+        return SPIKE_PLAIN
+    return SPIKE_RED if red else SPIKE_WHITE
 
 
-def _point_body(canvas: Canvas, cx: int, y: int, top: bool, col: int, g: Glyphs,
-                colors: int, geo: Geometry) -> None:
+def _point_body(
+    canvas: Canvas, cx: int, y: int, top: bool, col: int, g: Glyphs, colors: int, geo: Geometry
+) -> None:
     """The empty point: a shaded spike in alternating colours, tip towards the middle."""
     style = _spike_style(col % 2 == 0, bool(colors))
     for i in range(geo.stack):
@@ -265,8 +291,18 @@ def _point_body(canvas: Canvas, cx: int, y: int, top: bool, col: int, g: Glyphs,
         canvas.put(cx, _stack_row(y, top, i, geo), ch, style)
 
 
-def _stack(canvas: Canvas, cx: int, y: int, top: bool, count: int, colour: str, g: Glyphs,
-           colors: int, lifted: bool, geo: Geometry) -> None:
+def _stack(
+    canvas: Canvas,
+    cx: int,
+    y: int,
+    top: bool,
+    count: int,
+    colour: str,
+    g: Glyphs,
+    colors: int,
+    lifted: bool,
+    geo: Geometry,
+) -> None:
     glyph = checker_glyph(colour, g, colors)
     shown = min(count, geo.stack)
     for i in range(shown):
@@ -288,8 +324,15 @@ def _label(p: int, pw: int) -> str:
     return (" " * lead + str(p)).ljust(pw)
 
 
-def draw_board(canvas: Canvas, x: int, y: int, pic: BoardPicture, glyphs: Glyphs,
-               colors: int, geometry: Geometry = SMALL) -> None:
+def draw_board(
+    canvas: Canvas,
+    x: int,
+    y: int,
+    pic: BoardPicture,
+    glyphs: Glyphs,
+    colors: int,
+    geometry: Geometry = SMALL,
+) -> None:
     """Draw the board with its top-left corner at (``x``, ``y``), ``geometry`` sized."""
     g = glyphs
     geo = geometry

@@ -10,16 +10,26 @@ own message, and a notice about the game reloads it and says who moved.
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from door.games.base import GameRules
+from door.games.base import GameRules, Refusal
 from door.games.replay import replay
+from door.ui.bindings import Keyset, with_arrows
 from door.ui.canvas import CYAN, WHITE, YELLOW, Canvas, Style, clip_text
-from door.ui.screen import Context, Screen, Transition, clean
+from door.ui.screen import Context, Pop, Push, Screen, Transition, clean
+from door.ui.screens.overlays import (
+    LEAVE,
+    Action,
+    Confirm,
+    Cover,
+    FrameDrawer,
+    MoveEditor,
+    ReplayViewer,
+)
 from door.ui.terminal import InputEvent, Key, Resize, Text
-from door.ui.widgets import LineEditor
 
 if TYPE_CHECKING:
     from door.services.games import GameEvent, GameInfo, GameSnapshot
@@ -118,14 +128,19 @@ def last_turn_of_others(moves: list[LoggedMove], my_seat: int | None) -> list[Lo
 
 
 class GameScreenBase(Screen):
-    """Loading, moving and notices for a game screen; subclasses draw and handle keys.
+    """Loading, moving and notices for a game screen; subclasses draw and name their keys.
 
+    ``keys`` is the screen's key table (see :mod:`door.ui.bindings`): it drives the keys,
+    the bottom line and the ``?`` box. The Y/N question, the typed-move line and the
+    replay viewer are screens pushed over this one (:mod:`door.ui.screens.overlays`).
     ``watch_game`` tells the session to pass this game's notices (spectators included).
     """
 
     kind = ""
-    help_lines: tuple[str, ...] = ()
-    """What the ``?`` (or F1) box says: every key of the screen, one per line."""
+    keys: ClassVar[Keyset[Any]]
+    editor_prompt = "Move: "
+    editor_hint = ""
+    """The typed-move line's prompt and the key-help line above it."""
 
     def __init__(self, game_id: int, *, spectator: bool = False, replay: bool = False) -> None:
         self.game_id = game_id
@@ -137,68 +152,103 @@ class GameScreenBase(Screen):
         self.notice_line = ""
         self.record: list[LoggedMove] = []
         self.help_open = False
-        self.mode = "play"  # play | type | confirm | view
-        self.editor = LineEditor(max_len=40)  # the typed move, in "type" mode
         # The log replayed so far: (last event seq, state after it, its moves). The log
         # only grows, so a notice or a later look replays just the new events.
         self._replayed: tuple[int, Any, list[LoggedMove]] | None = None
 
     # --- input ----------------------------------------------------------------------------
     async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
-        """What both boards do with a key before their own handling: ignore resizes and
-        keys before the game loads, the help box, typed-ahead text one key at a time (so
-        ":13/7 8/7" opens the line editor and fills it), and the line editor, confirm and
-        replay modes; any other key goes to ``_on_key``."""
+        """Ignore resizes and keys before the game loads; the help box; typed-ahead text
+        one key at a time (so ":13/7 8/7" opens the line editor and fills it); any other
+        key goes to the key table."""
         if isinstance(event, Resize) or self.snap is None:
             return None
-        if self.mode != "type" and self.help_event(event):
+        if self.help_event(event):
             return None
-        if isinstance(event, Text) and len(event.text) > 1 and self.mode != "type":
-            for ch in event.text:
+        if isinstance(event, Text) and len(event.text) > 1:
+            for i, ch in enumerate(event.text):
                 transition = await self.on_event(Text(ch), ctx)
                 if transition is not None:
+                    rest = event.text[i + 1 :]
+                    if (
+                        rest
+                        and isinstance(transition, Push)
+                        and isinstance(transition.screen, MoveEditor)
+                    ):
+                        transition.screen.editor.handle(Text(rest))
                     return transition
             return None
-        if self.mode == "type":
-            return await self._on_type(event, ctx)
-        if self.mode == "confirm":
-            return await self._on_confirm(event, ctx)
-        if self.mode == "view":
-            return self._on_view(event, ctx)
-        return await self._on_key(event, ctx)
+        return await self.keys.dispatch(self, ctx, event)
 
-    @abstractmethod
-    async def _on_key(self, event: InputEvent, ctx: Context) -> Transition | None:
-        """A key on the board itself (cursor, actions)."""
+    async def on_resume(self, result: Any, ctx: Context) -> Transition | None:
+        """An overlay closed; ``LEAVE`` (from the whole-game replay) leaves the game too."""
+        return Pop() if result is LEAVE else None
 
-    async def _on_type(self, event: InputEvent, ctx: Context) -> Transition | None:
-        """A key while the line editor for a typed move is open: Enter sends the move
-        (a refused one keeps the line open with its text, to fix it), Esc closes it."""
-        result = self.editor.handle(event)
-        if result == "cancel":
-            self.mode = "play"
+    resign_question = "Resign and leave this game? (Y/N)"
+    resigned_text = "You resigned."
+    """What X asks, and what it says once done."""
+
+    def leave(self, ctx: Context, _key: str = "") -> Transition:
+        """Back to the screen below."""
+        return Pop()
+
+    def ask_resign(self, ctx: Context, _key: str = "") -> Transition | None:
+        """X: ask, then resign this player's seat."""
+        if not self.is_running():
+            ctx.status("The game is over.")
             return None
-        if result == "submit":
-            text = self.editor.text.strip()
-            if not text:
-                self.mode = "play"
-                return None
-            if await self.send(ctx, text):
-                self.mode = "play"
-                ctx.status(f"You played {text}.")
-                self.after_typed_move(ctx)
-        return None
+
+        async def resign(ctx: Context) -> None:
+            if await self.resign(ctx):
+                ctx.status(self.resigned_text)
+
+        return self.ask(self.resign_question, resign, resign=True)
+
+    def type_move(self, ctx: Context, _key: str = "") -> Transition | None:
+        """Open the line to type a move on."""
+        return Push(MoveEditor(self, self.editor_prompt, self.editor_hint))
 
     def after_typed_move(self, ctx: Context) -> None:
         """Called when a typed move was made (e.g. to announce the dice that follow)."""
 
-    @abstractmethod
-    async def _on_confirm(self, event: InputEvent, ctx: Context) -> Transition | None:
-        """A key while a yes/no question is shown."""
+    def ask(
+        self,
+        question: str,
+        on_yes: Action,
+        *,
+        on_no: Action | None = None,
+        on_undo: Action | None = None,
+        resign: bool = False,
+    ) -> Transition:
+        """A Y/N question over the board; it closes if the game moves on under it (for a
+        resignation: if the game ends; for a move: if it stops being the player's turn)."""
+        valid = self.is_running if resign else (lambda: self.can_act)
+        return Push(Confirm(self, question, on_yes, on_no=on_no, on_undo=on_undo, valid=valid))
+
+    def view(self, count: int, draw: FrameDrawer, *, whole: bool = False) -> Transition:
+        """The step-by-step viewer over this screen."""
+        return Push(ReplayViewer(self, count, draw, whole=whole))
+
+    def is_running(self) -> bool:
+        """True while the game is being played."""
+        return self.snap is not None and self.snap.info.status == "active"
 
     @abstractmethod
-    def _on_view(self, event: InputEvent, ctx: Context) -> Transition | None:
-        """A key while a replay is shown step by step."""
+    def draw(self, canvas: Canvas, ctx: Context, cover: Cover, key_help: str) -> None:
+        """Draw the game, its chrome with ``key_help`` on the bottom line; ``cover`` says
+        what an overlay puts over it (which then brings its own key help)."""
+
+    @abstractmethod
+    def prompt_row(self, canvas: Canvas) -> int:
+        """The row under the board where a question or the typed move goes."""
+
+    def key_help_line(self, ctx: Context) -> str:
+        """The bottom line: the labels of the keys that apply now."""
+        return with_arrows(self.keys.key_help(self), ctx.glyphs)
+
+    def render(self, canvas: Canvas, ctx: Context) -> None:
+        self.draw(canvas, ctx, Cover.NONE, self.key_help_line(ctx))
+        self.draw_help_box(canvas, ctx)
 
     # --- what the subclasses ask --------------------------------------------------------
     @property
@@ -264,18 +314,13 @@ class GameScreenBase(Screen):
             canvas.put(1, y + i, clip_text(f"{who:>12}  {m.text}", width), RECORD_STYLE)
 
     # --- the help box ----------------------------------------------------------------------
+    def open_help(self, ctx: Context, _key: str = "") -> None:
+        self.help_open = True
+
     def help_event(self, event: InputEvent) -> bool:
-        """Open the help box on ``?`` or F1, close it on any key; True if ``event`` was
-        used for that."""
-        if self.help_open:
-            if isinstance(event, Key | Text):
-                self.help_open = False
-                return True
-            return False
-        if (isinstance(event, Text) and event.text == "?") or (
-            isinstance(event, Key) and event.name == "f1"
-        ):
-            self.help_open = True
+        """While the help box is open any key closes it; True if ``event`` did that."""
+        if self.help_open and isinstance(event, Key | Text):
+            self.help_open = False
             return True
         return False
 
@@ -283,7 +328,7 @@ class GameScreenBase(Screen):
         """The full list of keys in a box over the board (when open)."""
         if not self.help_open:
             return
-        lines = [clean(line) for line in self.help_lines] + ["", "Any key closes this box."]
+        lines = [clean(line) for line in self.keys.help_page()] + ["", "Any key closes this box."]
         w = min(max(len(line) for line in lines) + 4, canvas.width - 2)
         h = min(len(lines) + 2, canvas.height - 3)
         x = max((canvas.width - w) // 2, 0)
@@ -346,22 +391,13 @@ class GameScreenBase(Screen):
         """Submit ``text`` as this player's move. On success the new snapshot is shown;
         on a stale version the fresh game is shown with a note; a refused move leaves
         everything as it was and says why. Returns True if the move was made."""
-        from door.services.games import StaleVersionError
-
         if self.snap is None or ctx.user is None:
             return False
-        try:
-            snap = await ctx.services.games.submit(
-                self.game_id, ctx.user.id, text, self.snap.info.version
-            )
-        except StaleVersionError as exc:
-            self.set_snapshot(exc.snapshot, ctx)
-            ctx.status("The game changed while you were looking; here it is again.")
+        snap = await self._act(
+            ctx, ctx.services.games.submit(self.game_id, ctx.user.id, text, self.snap.info.version)
+        )
+        if snap is None:
             return False
-        except ValueError as exc:
-            ctx.status(str(exc))
-            return False
-        self.set_snapshot(snap, ctx)
         self.notice_line = ""  # the news is old once you have answered it
         await self._mark_seen(ctx)
         await self.refresh_record(ctx)
@@ -370,24 +406,33 @@ class GameScreenBase(Screen):
         return True
 
     async def resign(self, ctx: Context) -> bool:
-        from door.services.games import StaleVersionError
-
+        """Resign this player's seat (as ``send``: a stale or refused one says why)."""
         if self.snap is None or ctx.user is None:
             return False
+        snap = await self._act(
+            ctx, ctx.services.games.resign(self.game_id, ctx.user.id, self.snap.info.version)
+        )
+        if snap is None:
+            return False
+        await self.refresh_record(ctx)
+        return True
+
+    async def _act(self, ctx: Context, call: Awaitable[GameSnapshot]) -> GameSnapshot | None:
+        """Await a move or resignation and show the game it leaves; a stale version shows
+        the fresh game, a refusal its reason (then ``None``)."""
+        from door.services.games import StaleVersionError
+
         try:
-            snap = await ctx.services.games.resign(
-                self.game_id, ctx.user.id, self.snap.info.version
-            )
+            snap = await call
         except StaleVersionError as exc:
             self.set_snapshot(exc.snapshot, ctx)
             ctx.status("The game changed while you were looking; here it is again.")
-            return False
-        except ValueError as exc:
+            return None
+        except Refusal as exc:
             ctx.status(str(exc))
-            return False
+            return None
         self.set_snapshot(snap, ctx)
-        await self.refresh_record(ctx)
-        return True
+        return snap
 
     # --- notices --------------------------------------------------------------------------
     async def on_notice(self, notice: Notice, ctx: Context) -> Transition | None:

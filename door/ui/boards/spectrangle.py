@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 
 from door.ui.canvas import BLACK, BLUE, CYAN, GREEN, MAGENTA, RED, WHITE, YELLOW, Canvas, Style
 from door.ui.glyphs import Glyphs
@@ -72,8 +71,14 @@ def board_size(scale: int = 3) -> tuple[int, int]:
     return 2 * scale * ROWS - 1, scale * ROWS
 
 
-@cache
 def field_cells(index: int, scale: int = 3) -> tuple[FieldCell, ...]:
+    """The cells of field ``index`` at ``scale`` (see ``_field_cells``; the two scales the
+    screens draw are worked out once, in ``FIELD_CELLS``)."""
+    table = FIELD_CELLS.get(scale)
+    return table[index] if table is not None else _field_cells(index, scale)
+
+
+def _field_cells(index: int, scale: int) -> tuple[FieldCell, ...]:
     """The cells of field ``index`` (9 at scale 3, 16 at scale 4), relative to the board's
     top-left corner. Each line of an up field is two cells wider than the one above it;
     a down field is the same upside down. The outer cells of each line belong to the
@@ -109,7 +114,10 @@ def field_cells(index: int, scale: int = 3) -> tuple[FieldCell, ...]:
     return tuple(cells)
 
 
-@cache
+FIELD_CELLS = {scale: tuple(_field_cells(i, scale) for i in range(36)) for scale in (3, 4)}
+"""The cells of every field at scale 3 (the 80×24 board) and 4 (big terminals)."""
+
+
 def field_center(index: int, scale: int = 3) -> tuple[int, int]:
     """The board offset of the field's middle cell (where its value or index shows)."""
     for c in field_cells(index, scale):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from door.games.base import Refusal
 from door.ui.screen import Context, Screen
 
 # kind → (module, class); the game screens are built as Screen(game_id, spectator=, replay=).
@@ -19,16 +20,16 @@ GAME_SCREENS: dict[str, tuple[str, str]] = {
 
 
 def game_screen_for(kind: str) -> Any:
-    """The screen class that plays games of ``kind``; ``ValueError`` (a message fit to
+    """The screen class that plays games of ``kind``; a :class:`Refusal` (a message fit to
     show) when there is none or it is not installed yet."""
     try:
         module_name, class_name = GAME_SCREENS[kind]
     except KeyError:
-        raise ValueError(f"There is no screen for {kind!r} games.") from None
+        raise Refusal(f"There is no screen for {kind!r} games.") from None
     try:
         module = importlib.import_module(module_name)
     except ImportError:
-        raise ValueError(f"The {kind} board is not available on this server yet.") from None
+        raise Refusal(f"The {kind} board is not available on this server yet.") from None
     return getattr(module, class_name)
 
 
@@ -94,7 +95,7 @@ async def start_screen(ctx: Context, start: str | None) -> Screen | None:
                 int(start[5:]), ctx.user.id if ctx.user else None
             )
             return screen_for_game(snapshot.info, ctx)
-        except ValueError as exc:
+        except Refusal as exc:
             ctx.status(str(exc))
             return None
     return None

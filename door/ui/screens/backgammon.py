@@ -24,7 +24,7 @@ whole game in the step-by-step viewer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import partial
 
 from door.games.backgammon import movegen
 from door.games.backgammon.moves import NO_PLAY
@@ -41,6 +41,8 @@ from door.games.backgammon.position import (
     pips,
 )
 from door.games.backgammon.rules import can_double
+from door.games.base import Refusal
+from door.ui.bindings import Binding, Keyset
 from door.ui.boards.backgammon import (
     BAR,
     BIG,
@@ -60,10 +62,11 @@ from door.ui.boards.backgammon import (
     spot_label_cell,
 )
 from door.ui.boards.common import GameScreenBase, LoggedMove, deadline_text, last_turn_of_others
+from door.ui.caches import RenderCaches
 from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.glyphs import glyphs
-from door.ui.screen import HEADING_STYLE, Context, Pop, Transition, draw_chrome
-from door.ui.terminal import InputEvent, Key, Text
+from door.ui.screen import HEADING_STYLE, Context, Push, Transition, draw_chrome
+from door.ui.screens.overlays import Cover
 
 BOARD_X = 1
 BOARD_Y = 1
@@ -77,6 +80,7 @@ def layout(width: int, height: int) -> tuple[Geometry, int, int]:
     if width >= BIG_MIN_SIZE[0] and height >= BIG_MIN_SIZE[1]:
         return BIG, BOARD_X + BIG.width + 2, BOARD_Y + BIG.height
     return SMALL, PANEL_X, INFO_Y
+
 
 ARROWS: dict[str, tuple[str, ...]] = {
     "up": ("up",),
@@ -112,6 +116,14 @@ def colour_of_seat(seat: int) -> str:
 
 
 @dataclass(frozen=True)
+class Lift:
+    """The checker picked up (at ``spot``) and the spots it may go to."""
+
+    spot: int
+    targets: frozenset[int]
+
+
+@dataclass(frozen=True)
 class Frame:
     """One picture of the step-by-step viewer."""
 
@@ -123,47 +135,39 @@ class Frame:
     marks: frozenset[int]
 
 
-BOARD_DRAWINGS_KEPT = 1024
-"""Board drawings shared by every screen (one is ~12 KB: its cells are shared)."""
-
 BoardKey = tuple[
     int, Geometry, str, int, tuple[int, ...], tuple[int, ...], str, "int | None",
     frozenset[int], frozenset[int], tuple[int, ...], tuple[bool, ...], bool,
 ]  # fmt: skip
 
 
-@lru_cache(maxsize=BOARD_DRAWINGS_KEPT)
-def board_drawing(key: BoardKey) -> Canvas:
+def board_drawing(key: BoardKey, caches: RenderCaches) -> Canvas:
     """The board (no cursor) for ``key`` = (canvas width, geometry, encoding, colours,
-    then BoardPicture's fields but the cursor), drawn once and shared by every screen:
-    a player reopening a game, or the spectators of one, find it made. A drawing is
-    never changed after it is made (screens copy its rows)."""
-    width, geo, encoding, colors, mine, theirs, colour, lifted, targets, marks = key[:10]
-    dice, used, dice_mine = key[10:]
-    pic = BoardPicture(mine, theirs, colour, None, lifted, targets, marks, dice, used, dice_mine)
-    board = Canvas(width, BOARD_Y + geo.height)
-    draw_board(board, BOARD_X, BOARD_Y, pic, glyphs(encoding), colors, geo)
-    return board
+    then BoardPicture's fields but the cursor), drawn once into ``caches.boards`` and
+    shared by every screen: a player reopening a game, or the spectators of one, find it
+    made. A drawing is never changed after it is made (screens copy its rows)."""
+
+    def draw() -> Canvas:
+        width, geo, encoding, colors, mine, theirs, colour, lifted, targets, marks = key[:10]
+        dice, used, dice_mine = key[10:]
+        pic = BoardPicture(
+            mine, theirs, colour, None, lifted, targets, marks, dice, used, dice_mine
+        )
+        board = caches.canvas(width, BOARD_Y + geo.height)
+        draw_board(board, BOARD_X, BOARD_Y, pic, glyphs(encoding), colors, geo)
+        return board
+
+    return caches.boards.get(key, draw)
 
 
 class BackgammonScreen(GameScreenBase):
     """Play (or watch, or replay) one Backgammon match."""
 
     kind = "backgammon"
-    help_lines = (
-        "Arrows or keypad 4 6 8 2 (7 9 1 3 diagonally): move the cursor",
-        "Enter or keypad 5: pick up the checker / drop it on a lit point",
-        "R: remove (bear off) the picked-up checker",
-        "U or Backspace: take back the last step of this turn",
-        "Enter or Y: send the finished play; N: keep editing",
-        ": or M: type the play, e.g. 13/7 8/7, bar/22*, 6/off",
-        "R: roll   D: double   T: take   D: drop   B: beaver",
-        "A / R: accept or reject an offered resignation",
-        "X: resign the match    H: hints from the computer",
-        "V: watch the opponent's last turn, step by step",
-        "I: show the gnubg Position ID and Match ID",
-        "Q or Esc: back to the menu (Esc first puts a lifted checker back)",
-    )
+    editor_prompt = "Play: "
+    resign_question = "Resign the whole match? Your opponent wins it. (Y/N)"
+    resigned_text = "You resigned the match."
+    editor_hint = "Type a play: 13/7 8/7, bar/22*, roll, double, take, drop"
 
     def __init__(self, game_id: int, *, spectator: bool = False, replay: bool = False) -> None:
         super().__init__(game_id, spectator=spectator, replay=replay)
@@ -171,21 +175,14 @@ class BackgammonScreen(GameScreenBase):
         self.pp: PartialPlay | None = None
         self.cursor = 24
         self.cursor_top = True
-        self.lifted: int | None = None
-        self.targets: frozenset[int] = frozenset()
-        self.confirm_text = ""
-        self.confirm_question = ""
-        self.confirm_resign = False
+        self.lift: Lift | None = None
         self.show_ids = False
         self.hints: list[tuple[str, str]] = []
-        self.frames: list[Frame] = []
-        self.frame = 0
         self.marks: frozenset[int] = frozenset()
         # The last board drawn and what it was drawn from: most keys (typing a play, the
         # IDs toggle, a status message) leave the board as it was, and drawing it is most
         # of a frame's cost, so an unchanged board is copied in rather than redrawn.
-        self._board_key: tuple[object, ...] | None = None
-        self._board: Canvas | None = None
+        self._board: tuple[BoardKey, Canvas] | None = None
 
     # --- who is who --------------------------------------------------------------------------
     @property
@@ -220,7 +217,7 @@ class BackgammonScreen(GameScreenBase):
                 continue
             try:
                 move = self.rules.parse_move(before, m.text)
-            except ValueError:
+            except Refusal:
                 return
             spots = {self._viewer_spot(p, before.turn) for s in move.steps for p in s[:2]}
             self.marks = frozenset(spots)
@@ -228,8 +225,7 @@ class BackgammonScreen(GameScreenBase):
 
     def on_loaded(self, ctx: Context) -> None:
         self.marks = frozenset()
-        self.lifted = None
-        self.targets = frozenset()
+        self.lift = None
         self.hints = []
         state = self.bg
         if self.can_act and state.phase == MOVING:
@@ -237,10 +233,6 @@ class BackgammonScreen(GameScreenBase):
             self._cursor_to_first_source()
         else:
             self.pp = None
-        if self.mode in ("type", "confirm") and not self.can_act:
-            self.mode = "play"
-        if self.mode == "confirm" and not self.confirm_resign:
-            self.mode = "play"
 
     def _cursor_to_first_source(self) -> None:
         if self.pp is None:
@@ -254,88 +246,179 @@ class BackgammonScreen(GameScreenBase):
         if 1 <= spot <= 24:
             self.cursor_top = point_column(spot, self.colour)[1]
 
-    # --- input --------------------------------------------------------------------------------
-    async def _on_key(self, event: InputEvent, ctx: Context) -> Transition | None:
-        key = event.name if isinstance(event, Key) else ""
-        ch = event.text[:1] if isinstance(event, Text) else ""
-        lower = ch.lower()
-        moves: tuple[str, ...] = ()
-        if key in ARROWS:
-            moves = ARROWS[key]
-        elif ch in KEYPAD:
-            moves = KEYPAD[ch]
-        if moves:
-            for direction in moves:
-                self.cursor, self.cursor_top = move_cursor(
-                    self.cursor, direction, self.colour, self.cursor_top
-                )
+    # --- what applies now (the key table's ``when``s) ---------------------------------------
+    def is_watching(self) -> bool:
+        return self.my_seat is None
+
+    def is_seated(self) -> bool:
+        return self.my_seat is not None
+
+    def _acting_in(self, phase: str) -> bool:
+        return self.can_act and self.bg.phase == phase
+
+    def is_pass_only(self) -> bool:
+        """The player rolled and no checker can move: Enter passes the turn."""
+        pp = self.pp
+        # (with no step made yet, a roll that allows none has plays of length 0)
+        return self._acting_in(MOVING) and pp is not None and not pp.steps and not pp.plan.length
+
+    def is_moving(self) -> bool:
+        """The player moves checkers with the cursor."""
+        return self._acting_in(MOVING) and self.pp is not None and not self.is_pass_only()
+
+    def is_deciding(self) -> bool:
+        return self._acting_in(DECIDE)
+
+    def is_doubled(self) -> bool:
+        return self._acting_in(DOUBLED)
+
+    def is_resigning(self) -> bool:
+        return self._acting_in(RESIGNING)
+
+    def may_beaver(self) -> bool:
+        assert self.rules is not None
+        words = {self.rules.format_move(self.bg, m) for m in self.rules.legal_moves(self.bg)}
+        return "beaver" in words
+
+    def hints_shown(self) -> bool:
+        return self.can_act and self.snap is not None and self.snap.info.hints_allowed
+
+    # --- what the keys do (the key table's handlers) ---------------------------------------
+    def move_cursor(self, ctx: Context, key: str) -> None:
+        for direction in ARROWS.get(key) or KEYPAD[key]:
+            self.cursor, self.cursor_top = move_cursor(
+                self.cursor, direction, self.colour, self.cursor_top
+            )
+
+    def put_back(self, ctx: Context, key: str) -> None:
+        self._undo(ctx)  # Esc first puts the picked-up checker back
+
+    async def view_last_turn(self, ctx: Context, key: str) -> Transition | None:
+        return await self._start_view(ctx, whole=False)
+
+    def toggle_ids(self, ctx: Context, key: str) -> None:
+        self.show_ids = not self.show_ids
+
+    async def hint(self, ctx: Context, key: str) -> None:
+        await self._hint(ctx)
+
+    async def pass_turn(self, ctx: Context, key: str) -> None:
+        await self._send_and_say(ctx, NO_PLAY, "You could not move; the turn passes.")
+
+    def pick_or_drop(self, ctx: Context, key: str) -> Transition | None:
+        return self._enter(ctx)
+
+    def bear_off(self, ctx: Context, key: str) -> Transition | None:
+        return self._bear_off(ctx)
+
+    def take_back(self, ctx: Context, key: str) -> None:
+        self._undo(ctx)
+
+    async def roll(self, ctx: Context, key: str) -> None:
+        if await self.send(ctx, "roll"):
+            ctx.bell()
+            self._say_roll(ctx)
+
+    def double(self, ctx: Context, key: str) -> Transition | None:
+        if not can_double(self.bg):
+            ctx.status("You cannot double now.")
             return None
-        if key == "escape" and self.lifted is not None:
-            self._undo(ctx)  # Esc first puts the picked-up checker back
-            return None
-        if key == "escape" or lower == "q":
-            return Pop()
-        if lower == "v":
-            return await self._start_view(ctx, whole=False)
-        if lower == "i":
-            self.show_ids = not self.show_ids
-            return None
+        return self._ask_to_send("double", f"Double the stake to {self.bg.cube * 2}? (Y/N)")
+
+    async def take(self, ctx: Context, key: str) -> None:
+        await self._send_and_say(ctx, "take", "You took the double.")
+
+    def drop(self, ctx: Context, key: str) -> Transition:
+        return self._ask_to_send("drop", "Drop the double and lose this game? (Y/N)")
+
+    async def beaver(self, ctx: Context, key: str) -> None:
+        await self._send_and_say(ctx, "beaver", "Beaver!")
+
+    async def accept(self, ctx: Context, key: str) -> None:
+        await self._send_and_say(ctx, "accept", "You accepted the resignation.")
+
+    async def reject(self, ctx: Context, key: str) -> None:
+        await self._send_and_say(ctx, "reject", "You rejected the resignation.")
+
+    def no_such_key(self, ctx: Context, key: str) -> None:
+        """A key no row of the table took: say what does work now."""
+        if key != "enter" and len(key) != 1:
+            return
         if self.my_seat is None:
-            if key == "enter" or ch:
-                ctx.status("You are watching this game: V)iew, I)Ds and Q)uit work here.")
-            return None
-        if lower == "x":
-            if self.snap is None or self.snap.info.status != "active":
-                ctx.status("The game is over.")
-                return None
-            self._confirm("", "Resign the whole match? Your opponent wins it. (Y/N)", resign=True)
-            return None
-        if not self.can_act:
-            if key == "enter" or ch:
-                ctx.status(self._waiting_text())
-            return None
-        if ch in (":", "/") or lower == "m":
-            self.mode = "type"
-            self.editor.clear()
-            return None
-        if lower == "h":
-            await self._hint(ctx)
-            return None
-        phase = self.bg.phase
-        if phase == MOVING:
-            return await self._on_moving(key, ch, ctx)
-        if phase == DECIDE:
-            if lower == "r":
-                if await self.send(ctx, "roll"):
-                    ctx.bell()
-                    self._say_roll(ctx)
-                return None
-            if lower == "d":
-                if not can_double(self.bg):
-                    ctx.status("You cannot double now.")
-                    return None
-                self._confirm("double", f"Double the stake to {self.bg.cube * 2}? (Y/N)")
-                return None
-        if phase == DOUBLED:
-            if lower == "t":
-                await self._send_and_say(ctx, "take", "You took the double.")
-                return None
-            if lower == "d":
-                self._confirm("drop", "Drop the double and lose this game? (Y/N)")
-                return None
-            if lower == "b":
-                await self._send_and_say(ctx, "beaver", "Beaver!")
-                return None
-        if phase == RESIGNING:
-            if lower == "a":
-                await self._send_and_say(ctx, "accept", "You accepted the resignation.")
-                return None
-            if lower == "r":
-                await self._send_and_say(ctx, "reject", "You rejected the resignation.")
-                return None
-        if key == "enter" or ch:
+            ctx.status("You are watching this game: V)iew, I)Ds and Q)uit work here.")
+        elif not self.can_act:
+            ctx.status(self._waiting_text())
+        elif self.is_pass_only():
+            ctx.status("No move is possible with this roll. Enter passes the turn.")
+        elif self.pp is not None or self.bg.phase != MOVING:
             ctx.status("That key does nothing now; the keys are on the bottom line.")
-        return None
+
+    # fmt: off
+    keys = Keyset(
+        [
+            Binding((*ARROWS, *KEYPAD), "Arrows/keypad",
+                    "Arrows or keypad 4 6 8 2 (7 9 1 3 diagonally): move the cursor",
+                    move_cursor, shown=is_moving),
+            Binding(("enter", "5"), "Enter pick/drop",
+                    "Enter or keypad 5: pick up the checker / drop it on a lit point",
+                    pick_or_drop, when=is_moving),
+            Binding(("enter", "5"), "Enter pass the turn",
+                    "Enter: pass the turn when no checker can move", pass_turn,
+                    when=is_pass_only),
+            Binding(("r",), "R)emove", "R: remove (bear off) the picked-up checker", bear_off,
+                    when=is_moving),
+            Binding(("u", "backspace"), "U)ndo",
+                    "U or Backspace: take back the last step of this turn", take_back,
+                    when=is_moving),
+            Binding(("r",), "R)oll", "R: roll", roll, when=is_deciding),
+            Binding(("d",), "D)ouble", "D: double", double, when=is_deciding,
+                    shown=lambda s: s.is_deciding() and can_double(s.bg)),
+            Binding(("t",), "T)ake", "T: take", take, when=is_doubled),
+            Binding(("d",), "D)rop", "D: drop", drop, when=is_doubled),
+            Binding(("b",), "B)eaver", "B: beaver", beaver, when=is_doubled,
+                    shown=lambda s: s.is_doubled() and s.may_beaver()),
+            Binding(("a",), "A)ccept", "A: accept a resignation", accept, when=is_resigning),
+            Binding(("r",), "R)eject", "R: reject it", reject, when=is_resigning),
+            Binding((":", "/", "m"), ":type",
+                    ": or M: type the play, e.g. 13/7 8/7, bar/22*, 6/off, or roll, take",
+                    GameScreenBase.type_move, when=lambda s: s.can_act),
+            Binding(("h",), "H)int", "H: hints from the computer", hint,
+                    when=lambda s: s.can_act, shown=hints_shown),
+            Binding(("escape",), "", "", put_back, when=lambda s: s.lift is not None),
+            Binding(("v",), "V)iew", "V: watch the opponent's last turn, step by step",
+                    view_last_turn, shown=lambda s: s.can_act),
+            Binding(("v",), "V)iew last turn", "V: watch the opponent's last turn, step by step",
+                    view_last_turn, shown=lambda s: not s.can_act),
+            Binding(("i",), "I)D", "I: show the gnubg Position ID and Match ID", toggle_ids),
+            Binding(("x",), "X)resign", "X: resign the match", GameScreenBase.ask_resign,
+                    when=is_seated,
+                    shown=lambda s: s.is_seated() and not s.is_moving()),
+            Binding(("?", "f1"), "?)help", "?: this list of keys", GameScreenBase.open_help,
+                    shown=lambda s: s.can_act),
+            Binding(("q", "escape"), "Q)uit",
+                    "Q or Esc: back to the menu (Esc first puts a lifted checker back)",
+                    GameScreenBase.leave),
+            Binding((), "(watching)", "", when=is_watching),
+        ],
+        fallback=no_such_key,
+    )
+    # fmt: on
+
+    # --- acting -----------------------------------------------------------------------------
+    def _ask_to_send(self, text: str, question: str, *, undo: bool = False) -> Transition:
+        """Ask ``question``; Y sends ``text`` (a play, or an action word)."""
+
+        async def send(ctx: Context) -> None:
+            if await self.send(ctx, text):
+                ctx.status(f"You played {text}." if "/" in text else f"You chose to {text}.")
+                self._say_roll(ctx)
+
+        def not_done(ctx: Context) -> None:
+            ctx.status("Not done.")
+
+        if undo:
+            return self.ask(question, send, on_undo=self._undo)
+        return self.ask(question, send, on_no=not_done)
 
     async def _send_and_say(self, ctx: Context, text: str, said: str) -> None:
         if await self.send(ctx, text):
@@ -359,88 +442,62 @@ class BackgammonScreen(GameScreenBase):
             return "Waiting for the dice."
         return f"It is {self.name_of(info.to_act)}'s turn."
 
-    async def _on_moving(self, key: str, ch: str, ctx: Context) -> Transition | None:
-        pp = self.pp
-        if pp is None:
-            return None
-        lower = ch.lower()
-        if not pp.next_steps() and not pp.steps:
-            if key == "enter" or ch == "5":
-                await self._send_and_say(ctx, NO_PLAY, "You could not move; the turn passes.")
-            else:
-                ctx.status("No move is possible with this roll. Enter passes the turn.")
-            return None
-        if key == "enter" or ch == "5":
-            self._enter(ctx)
-            return None
-        if lower == "r":
-            self._bear_off(ctx)
-            return None
-        if lower == "u" or key == "backspace":
-            self._undo(ctx)
-            return None
-        if ch:
-            ctx.status("That key does nothing now; the keys are on the bottom line.")
-        return None
-
-    def _enter(self, ctx: Context) -> None:
+    def _enter(self, ctx: Context) -> Transition | None:
         pp = self.pp
         assert pp is not None
         spot = self.cursor
-        if self.lifted is None:
+        if self.lift is None:
             me, _ = pp.sides()
             count = me[24] if spot == BAR else (me[spot - 1] if 1 <= spot <= 24 else 0)
             if count == 0:
                 ctx.status("None of your checkers is there.")
-                return
+                return None
             dests = pp.destinations(spot)
             if not dests:
                 if me[24] and spot != BAR:
                     ctx.status("You must bring your checker in from the bar first.")
                 else:
                     ctx.status("That checker cannot move with the dice left.")
-                return
-            self.lifted = spot
-            self.targets = frozenset(d for d, _ in dests)
-            return
-        if spot == self.lifted:
-            self.lifted = None
-            self.targets = frozenset()
-            return
-        if spot not in self.targets:
+                return None
+            self.lift = Lift(spot, frozenset(d for d, _ in dests))
+            return None
+        if spot == self.lift.spot:
+            self.lift = None
+            return None
+        if spot not in self.lift.targets:
             ctx.status("It cannot go there; the highlighted points can take it.")
-            return
-        self._drop(ctx, spot)
+            return None
+        return self._drop(ctx, spot)
 
-    def _drop(self, ctx: Context, spot: int) -> None:
-        assert self.pp is not None and self.lifted is not None
-        self.pp = self.pp.move_checker(self.lifted, spot)
-        self.lifted = None
-        self.targets = frozenset()
+    def _drop(self, ctx: Context, spot: int) -> Transition | None:
+        assert self.pp is not None and self.lift is not None
+        self.pp = self.pp.move_checker(self.lift.spot, spot)
+        self.lift = None
         if self.pp.is_complete():
             text = self.pp.notation()
-            self._confirm(text, f"Play {text}? Enter/Y sends it, N or U takes back.")
+            question = f"Play {text}? Enter/Y sends it, N or U takes back."
+            return self._ask_to_send(text, question, undo=True)
+        return None
 
-    def _bear_off(self, ctx: Context) -> None:
+    def _bear_off(self, ctx: Context) -> Transition | None:
         pp = self.pp
         assert pp is not None
-        if self.lifted is None:
+        lift = self.lift
+        if lift is None:
             # Pick up the checker under the cursor first, if it can go off.
             dests = dict(pp.destinations(self.cursor)) if self.cursor != OFF else {}
             if OFF not in dests:
                 ctx.status("Pick up a checker that can bear off, then R)emove it.")
-                return
-            self.lifted = self.cursor
-            self.targets = frozenset(dests)
-        if OFF not in self.targets:
+                return None
+            lift = self.lift = Lift(self.cursor, frozenset(dests))
+        if OFF not in lift.targets:
             ctx.status("That checker cannot bear off now.")
-            return
-        self._drop(ctx, OFF)
+            return None
+        return self._drop(ctx, OFF)
 
     def _undo(self, ctx: Context) -> None:
-        if self.lifted is not None:
-            self.lifted = None
-            self.targets = frozenset()
+        if self.lift is not None:
+            self.lift = None
             return
         if self.pp is None or not self.pp.steps:
             ctx.status("Nothing to take back.")
@@ -448,34 +505,6 @@ class BackgammonScreen(GameScreenBase):
         last = self.pp.steps[-1]
         self.pp = self.pp.undo()
         self._set_cursor(last[0])
-
-    def _confirm(self, text: str, question: str, *, resign: bool = False) -> None:
-        self.mode = "confirm"
-        self.confirm_text = text
-        self.confirm_question = question
-        self.confirm_resign = resign
-
-    async def _on_confirm(self, event: InputEvent, ctx: Context) -> Transition | None:
-        ch = event.text[:1].lower() if isinstance(event, Text) else ""
-        key = event.name if isinstance(event, Key) else ""
-        if ch == "y" or key == "enter" or ch == "5":
-            self.mode = "play"
-            if self.confirm_resign:
-                if await self.resign(ctx):
-                    ctx.status("You resigned the match.")
-                return None
-            text = self.confirm_text
-            if await self.send(ctx, text):
-                ctx.status(f"You played {text}." if "/" in text else f"You chose to {text}.")
-                self._say_roll(ctx)
-            return None
-        if ch in ("n", "u") or key == "escape":
-            self.mode = "play"
-            if self.pp is not None and self.pp.is_complete() and ch == "u":
-                self._undo(ctx)
-            elif not self.confirm_resign and "/" not in self.confirm_text:
-                ctx.status("Not done.")
-        return None
 
     def after_typed_move(self, ctx: Context) -> None:
         self._say_roll(ctx)
@@ -501,7 +530,9 @@ class BackgammonScreen(GameScreenBase):
     async def on_enter(self, ctx: Context) -> None:
         await super().on_enter(ctx)
         if self.replay:
-            await self._start_view(ctx, whole=True)
+            opened = await self._start_view(ctx, whole=True)
+            if isinstance(opened, Push):
+                self.follow_up = opened.screen
 
     async def _start_view(self, ctx: Context, *, whole: bool) -> Transition | None:
         moves = await self.history(ctx)
@@ -510,10 +541,7 @@ class BackgammonScreen(GameScreenBase):
         if not frames:
             ctx.status("There is no turn to show yet.")
             return None
-        self.frames = frames
-        self.frame = 0
-        self.mode = "view"
-        return None
+        return self.view(len(frames), partial(self._draw_frame, frames), whole=whole)
 
     def _frames(self, moves: list[LoggedMove]) -> list[Frame]:
         assert self.rules is not None
@@ -527,7 +555,7 @@ class BackgammonScreen(GameScreenBase):
             dice_mine = mover == v
             try:
                 move = self.rules.parse_move(before, m.text) if not m.text.startswith("(") else None
-            except ValueError:
+            except Refusal:
                 move = None
             if move is not None and move.action == "play" and move.steps:
                 me = before.board[mover]
@@ -574,79 +602,27 @@ class BackgammonScreen(GameScreenBase):
             return point
         return 25 - point
 
-    def _on_view(self, event: InputEvent, ctx: Context) -> Transition | None:
-        key = event.name if isinstance(event, Key) else ""
-        ch = event.text[:1].lower() if isinstance(event, Text) else ""
-        last = len(self.frames) - 1
-        if key in ("right", "enter", "down") or ch in ("6", " ", "n", "2", "5"):
-            if self.frame < last:
-                self.frame += 1
-            elif not self.replay:
-                self.mode = "play"
-        elif key in ("left", "up") or ch in ("4", "p", "8"):
-            self.frame = max(self.frame - 1, 0)
-        elif key == "home":
-            self.frame = 0
-        elif key == "end":
-            self.frame = last
-        elif key == "escape" or ch in ("q", "v"):
-            if self.replay:
-                return Pop()
-            self.mode = "play"
-        return None
-
     # --- drawing ------------------------------------------------------------------------------
-    def _key_help(self, ctx: Context) -> str:
-        if self.mode == "type":
-            return "Type the play, e.g. 13/7 8/7 or bar/22* (or roll, double, take, drop)  Esc back"
-        if self.mode == "confirm":
-            return "Y)es/Enter  N)o" + ("  U)ndo" if self.pp is not None else "")
-        if self.mode == "view":
-            end = "Q)uit" if self.replay else "Q) back"
-            g = ctx.glyphs
-            return f"Enter/{g.arrow_right} next  {g.arrow_left} back  Home/End  {end}"
-        if self.my_seat is None:
-            return "V)iew last turn  I)Ds  Q)uit (watching)"
-        if not self.can_act:
-            return "V)iew last turn  I)Ds  X) resign  Q)uit"
-        hint = " H)int" if self.snap is not None and self.snap.info.hints_allowed else ""
-        phase = self.bg.phase
-        if phase == MOVING:
-            if self.pp is not None and not self.pp.next_steps() and not self.pp.steps:
-                return "Enter pass the turn  V)iew  I)Ds  Q)uit"
-            return f"Arrows/keypad Enter pick/drop R)emove U)ndo :type{hint} V)iew I)D ?)help Q)uit"
-        if phase == DECIDE:
-            dbl = " D)ouble" if can_double(self.bg) else ""
-            return f"R)oll{dbl}  :type{hint}  V)iew last turn  I)Ds  X) resign  Q)uit"
-        if phase == DOUBLED:
-            assert self.rules is not None
-            words = {self.rules.format_move(self.bg, m) for m in self.rules.legal_moves(self.bg)}
-            beaver = "  B)eaver" if "beaver" in words else ""
-            return f"T)ake  D)rop{beaver}  :type{hint}  V)iew  I)Ds  Q)uit"
-        if phase == RESIGNING:
-            return "A)ccept  R)eject  V)iew  I)Ds  Q)uit"
-        return "V)iew  I)Ds  Q)uit"
+    def prompt_row(self, canvas: Canvas) -> int:
+        return layout(canvas.width, canvas.height)[2] + 1
 
-    def render(self, canvas: Canvas, ctx: Context) -> None:
-        self._render(canvas, ctx)
-        self.draw_help_box(canvas, ctx)
+    def _draw_frame(self, frames: list[Frame], canvas: Canvas, ctx: Context, i: int) -> None:
+        """Picture ``i`` of the step-by-step viewer (under the viewer's own chrome)."""
+        fr = frames[i]
+        pic = BoardPicture(
+            fr.mine, fr.theirs, self.colour, dice=fr.dice, dice_mine=fr.dice_mine,
+            marks=fr.marks,
+        )  # fmt: skip
+        geo, _, info_y = layout(canvas.width, canvas.height)
+        self._draw_board(canvas, ctx, pic, geo)
+        self._render_panel(canvas, ctx, fr.mine, fr.theirs)
+        line = f"{i + 1}/{len(frames)}  {fr.caption}"
+        canvas.put(1, info_y, clip_text(line, canvas.width - 2), LOUD)
 
-    def _render(self, canvas: Canvas, ctx: Context) -> None:
-        draw_chrome(canvas, ctx, self.title, self._key_help(ctx))
+    def draw(self, canvas: Canvas, ctx: Context, cover: Cover, key_help: str) -> None:
+        draw_chrome(canvas, ctx, self.title, key_help)
         if self.snap is None:
             canvas.put(2, 2, "Loading the game...", TEXT)
-            return
-        if self.mode == "view" and self.frames:
-            fr = self.frames[self.frame]
-            pic = BoardPicture(
-                fr.mine, fr.theirs, self.colour, dice=fr.dice, dice_mine=fr.dice_mine,
-                marks=fr.marks,
-            )  # fmt: skip
-            geo, _, info_y = layout(canvas.width, canvas.height)
-            self._draw_board(canvas, ctx, pic, geo)
-            self._render_panel(canvas, ctx, fr.mine, fr.theirs)
-            line = f"{self.frame + 1}/{len(self.frames)}  {fr.caption}"
-            canvas.put(1, info_y, clip_text(line, canvas.width - 2), LOUD)
             return
         mine, theirs = self.sides()
         state = self.bg
@@ -667,11 +643,13 @@ class BackgammonScreen(GameScreenBase):
             else:
                 d1, d2 = state.dice
                 dice = (d1, d2) if d1 != d2 else (d1,) * 4
-        show_cursor = self.pp is not None and self.mode in ("play", "type")
+        show_cursor = self.pp is not None and cover is not Cover.CONFIRM
+        lift = self.lift
         pic = BoardPicture(
             mine, theirs, self.colour,
             cursor=self.cursor if show_cursor else None,
-            lifted=self.lifted, targets=self.targets, marks=self.marks,
+            lifted=lift.spot if lift else None, targets=lift.targets if lift else frozenset(),
+            marks=self.marks,
             dice=dice, dice_used=used, dice_mine=state.turn == self.viewer,
         )  # fmt: skip
         geo, _, info_y = layout(canvas.width, canvas.height)
@@ -690,12 +668,14 @@ class BackgammonScreen(GameScreenBase):
             tuple(pic.theirs), pic.my_colour, pic.lifted, pic.targets, pic.marks, pic.dice,
             pic.dice_used, pic.dice_mine,
         )  # fmt: skip
-        board = self._board
-        if board is None or key != self._board_key:
+        last = self._board
+        if last is not None and last[0] == key:
+            board = last[1]
+        else:
             # Without the cursor: it is the last thing draw_board paints (a restyle of one
             # label), done below, so moving it alone does not redraw the board.
-            board = board_drawing(key)
-            self._board, self._board_key = board, key
+            board = board_drawing(key, ctx.caches)
+            self._board = (key, board)
         canvas.copy_rows(board, BOARD_Y, geo.height)
         if pic.cursor is not None:
             lx, ly, w = spot_label_cell(pic.cursor, pic.my_colour, g=geo)
@@ -786,11 +766,6 @@ class BackgammonScreen(GameScreenBase):
         y = layout(canvas.width, canvas.height)[2]
         if self.notice_line:
             canvas.put(1, y, clip_text(self.notice_line, w), DIM)
-        if self.mode == "type":
-            canvas.put(1, y + 1, "Play: ", LOUD)
-            self.editor.render(canvas, 7, y + 1, min(40, canvas.width - 8))
-        elif self.mode == "confirm":
-            canvas.put(1, y + 1, clip_text(self.confirm_question, w), LOUD)
         if self.show_ids and self.rules is not None:
             parts = self.rules.to_id(self.bg).split(":")
             canvas.put(1, y + 3, f"Position ID: {parts[0]}", TEXT)

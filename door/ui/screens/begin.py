@@ -4,8 +4,10 @@ players and each opponent — anyone, a named user, or the computer at a bot lev
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 
+from door.games.base import Refusal
 from door.ui.canvas import CYAN, Canvas, Style, clip_text
 from door.ui.screen import (
     HEADING_STYLE,
@@ -126,25 +128,26 @@ class BeginScreen(Screen):
     def _setup_items(self, ctx: Context) -> list[MenuItem]:
         items: list[MenuItem] = []
         if self.rules.max_seats > self.rules.min_seats:
-            items.append(MenuItem("N", f"Number of players: {self.seats}", ("seats", None)))
+            items.append(MenuItem("N", f"Number of players: {self.seats}", BeginScreen.more_seats))
         for i, opp in enumerate(self.opponents, 1):
             label = "Opponent" if len(self.opponents) == 1 else f"Opponent {i}"
-            items.append(MenuItem(str(i), f"{label}: {opp.label()}", ("opponent", i - 1)))
+            pick = partial(BeginScreen.pick_opponent, index=i - 1)
+            items.append(MenuItem(str(i), f"{label}: {opp.label()}", pick))
         letters = iter("ABCEFJKLMOTUVWXZ")
         for key, value in self.options.items():
             items.append(
                 MenuItem(next(letters), f"{option_label(key)}: {option_value(value)}",
-                         ("option", key))
+                         partial(BeginScreen.change_option, key=key))
             )  # fmt: skip
         days = self.deadline_hours / 24
         span = f"{self.deadline_hours} hours" if self.deadline_hours < 72 else f"{days:g} days"
-        items.append(MenuItem("D", f"Time for each move: {span}", ("deadline", None)))
+        items.append(MenuItem("D", f"Time for each move: {span}", BeginScreen.next_deadline))
         items.append(
             MenuItem("H", f"Hints allowed: {'yes' if self.hints_allowed else 'no'}",
-                     ("hints", None))
+                     BeginScreen.toggle_hints)
         )  # fmt: skip
-        items.append(MenuItem("S", "Start the game", ("start", None)))
-        items.append(MenuItem("Q", "Back to the main menu", ("quit", None)))
+        items.append(MenuItem("S", "Start the game", BeginScreen.start))
+        items.append(MenuItem("Q", "Back to the main menu", BeginScreen.back))
         return items
 
     def _refresh(self, ctx: Context) -> None:
@@ -169,29 +172,35 @@ class BeginScreen(Screen):
         if self.phase == "kind":
             self.choose_kind(str(item.action), ctx)
             return None
-        what, arg = item.action
-        if what == "quit":
-            return Pop()
-        if what == "start":
-            return await self.start(ctx)
-        if what == "seats":
-            n = self.seats + 1 if self.seats < self.rules.max_seats else self.rules.min_seats
-            self.set_seats(n, ctx)
-        elif what == "opponent":
-            self.choose_opponent(arg, ctx)
-        elif what == "option":
-            value = self.options[arg]
-            if isinstance(value, bool):
-                self.set_option(arg, not value, ctx)
-            else:
-                self.begin_edit(("option", arg), f"{option_label(arg)}: ", str(value))
-        elif what == "deadline":
-            i = DEADLINES.index(self.deadline_hours) if self.deadline_hours in DEADLINES else 0
-            self.deadline_hours = DEADLINES[(i + 1) % len(DEADLINES)]
-        elif what == "hints":
-            self.hints_allowed = not self.hints_allowed
-        self._refresh(ctx)
-        return None
+        result: Transition | None = await item.action(self, ctx)
+        if result is None:
+            self._refresh(ctx)
+        return result
+
+    # --- what the set-up items do (``action(self, ctx)``) --------------------------------
+    async def back(self, ctx: Context) -> Transition | None:
+        return Pop()
+
+    async def more_seats(self, ctx: Context) -> None:
+        n = self.seats + 1 if self.seats < self.rules.max_seats else self.rules.min_seats
+        self.set_seats(n, ctx)
+
+    async def pick_opponent(self, ctx: Context, *, index: int) -> None:
+        self.choose_opponent(index, ctx)
+
+    async def change_option(self, ctx: Context, *, key: str) -> None:
+        value = self.options[key]
+        if isinstance(value, bool):
+            self.set_option(key, not value, ctx)
+        else:
+            self.begin_edit(("option", key), f"{option_label(key)}: ", str(value))
+
+    async def next_deadline(self, ctx: Context) -> None:
+        i = DEADLINES.index(self.deadline_hours) if self.deadline_hours in DEADLINES else 0
+        self.deadline_hours = DEADLINES[(i + 1) % len(DEADLINES)]
+
+    async def toggle_hints(self, ctx: Context) -> None:
+        self.hints_allowed = not self.hints_allowed
 
     def set_seats(self, n: int, ctx: Context) -> None:
         try:
@@ -315,7 +324,7 @@ class BeginScreen(Screen):
             ctx.status(f"Game #{info.id} has begun. Good luck!")
             try:
                 return Replace(screen_for_game(info, ctx))
-            except ValueError as exc:
+            except Refusal as exc:
                 ctx.status(f"Game #{info.id} has begun. {exc}")
                 return Pop(info)
         waiting = [o for o in self.opponents if o.kind != "bot"]

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import textwrap
 
+from door.ui.bindings import (
+    NEXT_PAGE_KEYS,
+    PREVIOUS_PAGE_KEYS,
+    Binding,
+    KeyedScreen,
+    Keyset,
+)
 from door.ui.canvas import CYAN, WHITE, Canvas, Style, clip_text
-from door.ui.screen import HEADING_STYLE, Context, Pop, Screen, Transition, draw_chrome
-from door.ui.terminal import InputEvent, Key, Text
+from door.ui.screen import HEADING_STYLE, Context, Pop, Transition, draw_chrome
+from door.ui.terminal import InputEvent
 
 BODY_STYLE = Style(fg=WHITE)
 FOOT_STYLE = Style(fg=CYAN)
@@ -129,11 +136,10 @@ def build_lines(width: int) -> list[tuple[str, bool]]:
     return lines
 
 
-class InstructionsScreen(Screen):
+class InstructionsScreen(KeyedScreen):
     """The instructions, a page at a time."""
 
     title = "door — Instructions"
-    key_help = "Space/N)ext  P)revious  1 2 3: jump to a section  Q)uit to the menu"
 
     def __init__(self) -> None:
         self.page = 0
@@ -169,29 +175,40 @@ class InstructionsScreen(Screen):
 
     async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
         self._layout(ctx)
-        if isinstance(event, Key):
-            if event.name in ("escape",):
-                return Pop()
-            if event.name in ("pgdn", "down", "enter", "right"):
-                return self._turn(1, ctx)
-            if event.name in ("pgup", "up", "left"):
-                return self._turn(-1, ctx)
-            if event.name == "home":
-                self.page = 0
-            elif event.name == "end":
-                self.page = self.pages - 1
-            return None
-        if isinstance(event, Text):
-            ch = event.text[:1].lower()
-            if ch == "q":
-                return Pop()
-            if ch in (" ", "n", "+"):
-                return self._turn(1, ctx)
-            if ch in ("p", "-", "b"):
-                return self._turn(-1, ctx)
-            if ch.isdigit() and 1 <= int(ch) <= len(SECTIONS):
-                self.page = self.section_page(int(ch) - 1)
-        return None
+        return await self.keys.dispatch(self, ctx, event)
+
+    # --- what the keys do (the key table's handlers) ---------------------------------
+    def next_page(self, ctx: Context, key: str) -> Transition | None:
+        return self._turn(1, ctx)
+
+    def previous_page(self, ctx: Context, key: str) -> Transition | None:
+        return self._turn(-1, ctx)
+
+    def first_page(self, ctx: Context, key: str) -> None:
+        self.page = 0
+
+    def last_page(self, ctx: Context, key: str) -> None:
+        self.page = self.pages - 1
+
+    def jump(self, ctx: Context, key: str) -> None:
+        if 1 <= int(key) <= len(SECTIONS):
+            self.page = self.section_page(int(key) - 1)
+
+    def back(self, ctx: Context, key: str) -> Transition:
+        return Pop()
+
+    # fmt: off
+    keys = Keyset(
+        [
+            Binding(NEXT_PAGE_KEYS, "Space/N)ext", "Space, N, PgDn: the next page", next_page),
+            Binding(PREVIOUS_PAGE_KEYS, "P)revious", "P, PgUp: the page before", previous_page),
+            Binding(("home",), "", "Home/End: the first/last page", first_page),
+            Binding(("end",), "", "", last_page),
+            Binding(tuple("123456789"), "1 2 3: jump to a section", "1 2 3: a section", jump),
+            Binding(("q", "escape"), "Q)uit to the menu", "Q or Esc: back to the menu", back),
+        ]
+    )
+    # fmt: on
 
     def _turn(self, step: int, ctx: Context) -> Transition | None:
         target = self.page + step

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from door.ui.bindings import Binding, KeyedScreen, Keyset, event_of
 from door.ui.canvas import WHITE, YELLOW, Canvas, Style
 from door.ui.screen import Context, Pop, Push, Screen, Transition, clean, draw_chrome
-from door.ui.terminal import InputEvent, Key, Text
 from door.ui.widgets import ListView
 
 Which = Literal["open", "active", "mine", "waiting", "finished"]
@@ -20,6 +20,7 @@ TABS: tuple[tuple[Which, str, str], ...] = (
     ("waiting", "W", "Waiting on me"),
     ("finished", "F", "Finished"),
 )
+TAB_OF_KEY: dict[str, Which] = {key.lower(): which for which, key, _ in TABS}
 TAB_STYLE = Style(fg=WHITE)
 TAB_ON = Style(fg=YELLOW, bold=True, reverse=True)
 
@@ -64,7 +65,7 @@ def to_move_name(info: Any) -> str:
 
 def screen_for_game(info: Any, ctx: Context) -> Screen:
     """The screen that shows game ``info`` to this user: play it if they sit in it,
-    watch it otherwise, replay it when it is over. ``ValueError`` if it cannot show."""
+    watch it otherwise, replay it when it is over. A :class:`Refusal` if it cannot show."""
     from door.ui.screens import open_game
 
     seated = ctx.user is not None and info.seat_of(ctx.user.id) is not None
@@ -72,13 +73,9 @@ def screen_for_game(info: Any, ctx: Context) -> Screen:
     return open_game(info.kind, info.id, spectator=not seated, replay=over)
 
 
-class GameListScreen(Screen):
+class GameListScreen(KeyedScreen):
     """One list at a time, switched with O/A/M/W/F or ←/→; Enter opens the highlighted
     game (joining it when it is open), L leaves an open game you sit in."""
-
-    KEY_HELP = "O A M W F: lists · Up/Down Enter: open · N)ext P)rev · K)ind · L)eave · Q)uit"
-    # On the finished list L)eave has nothing to do; R)eview takes its place.
-    FINISHED_KEY_HELP = "O A M W F: lists · Enter: replay · N)ext P)rev · K)ind · R)eview · Q)uit"
 
     def __init__(self, which: Which = "active", kind: str | None = None) -> None:
         self.which: Which = which
@@ -87,9 +84,8 @@ class GameListScreen(Screen):
         self.view: ListView[Any] = ListView(page_size=14)
         self.now: datetime | None = None
 
-    @property
-    def key_help(self) -> str:  # type: ignore[override]
-        return self.FINISHED_KEY_HELP if self.which == "finished" else self.KEY_HELP
+    def is_finished_list(self) -> bool:
+        return self.which == "finished"
 
     @property
     def title(self) -> str:  # type: ignore[override]
@@ -129,40 +125,62 @@ class GameListScreen(Screen):
         self.view.selected = 0
         await self.load(ctx, 0)
 
-    async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
-        if isinstance(event, Key) and event.name in ("escape",):
-            return Pop()
-        if isinstance(event, Key) and event.name in ("left", "right"):
-            order = [w for w, _, _ in TABS]
-            step = 1 if event.name == "right" else -1
-            await self.switch(order[(order.index(self.which) + step) % len(order)], ctx)
-            return None
-        if isinstance(event, Text):
-            ch = event.text[:1].upper()
-            if ch == "Q":
-                return Pop()
-            for which, key, _ in TABS:
-                if ch == key:
-                    await self.switch(which, ctx)
-                    return None
-            if ch == "L":
-                return await self.leave(ctx)
-            if ch == "R":
-                return self.review(ctx)
-            if ch == "K":
-                # All games, then each kind in turn.
-                kinds: list[str | None] = [None, *self.kind_titles]
-                self.kind = kinds[(kinds.index(self.kind) + 1) % len(kinds)]
-                self.view.selected = 0
-                await self.load(ctx, 0)
-                return None
-        action = self.view.handle(event)
+    # --- what the keys do (the key table's handlers) ---------------------------------
+    async def show_list(self, ctx: Context, key: str) -> None:
+        await self.switch(TAB_OF_KEY[key], ctx)
+
+    async def next_list(self, ctx: Context, key: str) -> None:
+        order = [w for w, _, _ in TABS]
+        step = 1 if key == "right" else -1
+        await self.switch(order[(order.index(self.which) + step) % len(order)], ctx)
+
+    async def next_kind(self, ctx: Context, key: str) -> None:
+        """All games, then each kind in turn."""
+        kinds: list[str | None] = [None, *self.kind_titles]
+        self.kind = kinds[(kinds.index(self.kind) + 1) % len(kinds)]
+        self.view.selected = 0
+        await self.load(ctx, 0)
+
+    async def leave_key(self, ctx: Context, key: str) -> Transition | None:
+        return await self.leave(ctx)
+
+    def review_key(self, ctx: Context, key: str) -> Transition | None:
+        return self.review(ctx)
+
+    def back(self, ctx: Context, key: str) -> Transition:
+        return Pop()
+
+    async def on_list_key(self, ctx: Context, key: str) -> Transition | None:
+        """Keys of the list itself (the bar, its pages, Enter)."""
+        action = self.view.handle(event_of(key))
         if action is None:
             return None
         if action.kind == "page":
             await self.load(ctx, action.offset)
             return None
         return await self.open(action.item, ctx)
+
+    # fmt: off
+    keys = Keyset(
+        [
+            Binding(tuple(k.lower() for _, k, _ in TABS), "O A M W F: lists",
+                    "O A M W F: which list", show_list),
+            Binding(("left", "right"), "", "Left/Right: the next list", next_list),
+            Binding((), "Up/Down Enter: open", "", when=lambda s: not s.is_finished_list()),
+            Binding((), "Enter: replay", "", when=is_finished_list),
+            Binding((), "N)ext P)rev", ""),
+            Binding(("k",), "K)ind", "K: one kind of game, then the next", next_kind),
+            Binding(("l",), "L)eave", "L: leave an open game you sit in", leave_key,
+                    shown=lambda s: not s.is_finished_list()),
+            Binding(("r",), "R)eview", "R: the review of a finished game", review_key,
+                    shown=is_finished_list),
+            Binding(("q", "escape"), "Q)uit", "Q or Esc: back", back),
+        ],
+        fallback=on_list_key,
+        sep=" · ",
+        roomy=False,
+    )
+    # fmt: on
 
     async def open(self, info: Any, ctx: Context) -> Transition | None:
         if info is None or ctx.user is None:

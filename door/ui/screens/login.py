@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from door.games.base import Refusal
 from door.ui.canvas import CYAN, GREEN, Canvas, Style
 from door.ui.screen import (
     HEADING_STYLE,
@@ -37,10 +38,11 @@ class LoginScreen(Screen):
     def __init__(self, start: str | None = None, mode: Mode = "choose") -> None:
         self.start = start
         self.mode: Mode = mode
+        # Each item's action is what its key does (``action(self)``).
         self.menu = Menu([
-            MenuItem("L", "Log in", "login"),
-            MenuItem("N", "New here? Register a name", "register"),
-            MenuItem("G", "Goodbye", "quit"),
+            MenuItem("L", "Log in", lambda screen: screen._begin("login")),
+            MenuItem("N", "New here? Register a name", lambda screen: screen._begin("register")),
+            MenuItem("G", "Goodbye", lambda screen: Quit("Goodbye!\r\n")),
         ])  # fmt: skip
         self.fields: list[LineEditor] = []
         self.field = 0
@@ -66,10 +68,8 @@ class LoginScreen(Screen):
             item = self.menu.handle(event)
             if item is None:
                 return None
-            if item.action == "quit":
-                return Quit("Goodbye!\r\n")
-            self._begin("login" if item.action == "login" else "register")
-            return None
+            chosen: Transition | None = item.action(self)
+            return chosen
         editor = self.fields[self.field]
         result = editor.handle(event)
         if result == "cancel":
@@ -117,7 +117,7 @@ class LoginScreen(Screen):
             return None
         try:
             user = await ctx.services.accounts.register(name.strip(), password)
-        except ValueError as exc:
+        except Refusal as exc:
             ctx.status(str(exc))
             self.field = 0
             return None

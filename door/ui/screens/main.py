@@ -44,18 +44,19 @@ class MainMenu(Screen):
         self.waiting: list[Any] = []
 
     def _items(self, waiting: int, open_games: int, sound: bool) -> list[MenuItem]:
+        """The menu: each item's action is what its key does (``action(self, ctx)``)."""
         return [
-            MenuItem("V", "View games in progress, or join one that needs a player", "view",
-                     note=f"{open_games} open" if open_games else ""),
-            MenuItem("P", "Play a game where it is your turn", "play",
+            MenuItem("V", "View games in progress, or join one that needs a player",
+                     MainMenu.view_games, note=f"{open_games} open" if open_games else ""),
+            MenuItem("P", "Play a game where it is your turn", MainMenu.play,
                      note=f"({waiting})"),
-            MenuItem("B", "Begin a new game", "begin"),
-            MenuItem("S", f"Sound effects: {'ON' if sound else 'OFF'}", "sound"),
+            MenuItem("B", "Begin a new game", MainMenu.begin),
+            MenuItem("S", f"Sound effects: {'ON' if sound else 'OFF'}", MainMenu.sound),
             MenuItem("I", "Instructions: using door, and the rules of each game",
-                     "instructions"),
-            MenuItem("R", "Rank the top players", "rank"),
-            MenuItem("Y", "Your settings: charset, colour, password", "settings"),
-            MenuItem("G", "Goodbye", "quit"),
+                     MainMenu.instructions),
+            MenuItem("R", "Rank the top players", MainMenu.rank),
+            MenuItem("Y", "Your settings: charset, colour, password", MainMenu.settings),
+            MenuItem("G", "Goodbye", MainMenu.goodbye),
         ]  # fmt: skip
 
     async def reload(self, ctx: Context) -> None:
@@ -87,40 +88,53 @@ class MainMenu(Screen):
         item = self.menu.handle(event)
         if item is None:
             return None
-        return await self.choose(item.action, ctx)
+        result: Transition | None = await item.action(self, ctx)
+        return result
 
-    async def choose(self, action: str, ctx: Context) -> Transition | None:
-        from door.ui.screens.begin import BeginScreen
-        from door.ui.screens.instructions import InstructionsScreen
+    # --- what the items do -------------------------------------------------------------
+    async def view_games(self, ctx: Context) -> Transition | None:
+        from door.ui.screens.lists import GameListScreen
+
+        return Push(GameListScreen("open" if self.open_total else "active"))
+
+    async def play(self, ctx: Context) -> Transition | None:
         from door.ui.screens.lists import GameListScreen, screen_for_game
+
+        if self.waiting_total == 1 and self.waiting:
+            return Push(screen_for_game(self.waiting[0], ctx))
+        if self.waiting_total == 0:
+            ctx.status("No game is waiting for your move. B)egin one, or V)iew to join one.")
+            return None
+        return Push(GameListScreen("waiting"))
+
+    async def begin(self, ctx: Context) -> Transition | None:
+        from door.ui.screens.begin import BeginScreen
+
+        return Push(BeginScreen())
+
+    async def sound(self, ctx: Context) -> Transition | None:
+        await toggle_sound(ctx)
+        await self.reload(ctx)
+        return None
+
+    async def instructions(self, ctx: Context) -> Transition | None:
+        from door.ui.screens.instructions import InstructionsScreen
+
+        return Push(InstructionsScreen())
+
+    async def rank(self, ctx: Context) -> Transition | None:
         from door.ui.screens.rank import RankScreen
+
+        return Push(RankScreen())
+
+    async def settings(self, ctx: Context) -> Transition | None:
         from door.ui.screens.settings import SettingsScreen
 
-        if action == "view":
-            return Push(GameListScreen("open" if self.open_total else "active"))
-        if action == "play":
-            if self.waiting_total == 1 and self.waiting:
-                return Push(screen_for_game(self.waiting[0], ctx))
-            if self.waiting_total == 0:
-                ctx.status("No game is waiting for your move. B)egin one, or V)iew to join one.")
-                return None
-            return Push(GameListScreen("waiting"))
-        if action == "begin":
-            return Push(BeginScreen())
-        if action == "sound":
-            await toggle_sound(ctx)
-            await self.reload(ctx)
-            return None
-        if action == "instructions":
-            return Push(InstructionsScreen())
-        if action == "rank":
-            return Push(RankScreen())
-        if action == "settings":
-            return Push(SettingsScreen())
-        if action == "quit":
-            name = clean(ctx.user.name) if ctx.user else "friend"
-            return Quit(f"Goodbye, {name}. Your games will wait for you.\r\n")
-        return None
+        return Push(SettingsScreen())
+
+    async def goodbye(self, ctx: Context) -> Transition | None:
+        name = clean(ctx.user.name) if ctx.user else "friend"
+        return Quit(f"Goodbye, {name}. Your games will wait for you.\r\n")
 
     # --- drawing ---------------------------------------------------------------------
     def render(self, canvas: Canvas, ctx: Context) -> None:

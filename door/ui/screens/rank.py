@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from door.ui.bindings import Binding, KeyedScreen, Keyset, event_of
 from door.ui.canvas import CYAN, GREEN, WHITE, Canvas, Style, clip_text
-from door.ui.screen import Context, Pop, Screen, Transition, clean, draw_chrome
-from door.ui.terminal import InputEvent, Key, Text
+from door.ui.screen import Context, Pop, Transition, clean, draw_chrome
 from door.ui.widgets import ListView
 
 TAB_STYLE = Style(fg=WHITE)
@@ -15,10 +15,8 @@ YOU_STYLE = Style(fg=GREEN, bold=True)
 NOTE_STYLE = Style(fg=CYAN)
 
 
-class RankScreen(Screen):
+class RankScreen(KeyedScreen):
     """One game at a time (digits or ←/→ switch); ↑↓ PgUp PgDn N P page through."""
-
-    key_help = "1 2: which game · Left/Right: next game · N)ext P)rev page · Q)uit to the menu"
 
     def __init__(self, kind: str | None = None) -> None:
         self.kind = kind
@@ -57,26 +55,41 @@ class RankScreen(Screen):
         self.view.selected = 0
         await self.load(ctx)
 
-    async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
+    # --- what the keys do (the key table's handlers) ---------------------------------
+    def _current(self) -> int:
         kinds = [k for k, _ in self.kinds]
-        current = kinds.index(self.kind) if self.kind in kinds else 0
-        if isinstance(event, Key):
-            if event.name == "escape":
-                return Pop()
-            if event.name in ("left", "right"):
-                await self.switch(current + (1 if event.name == "right" else -1), ctx)
-                return None
-        if isinstance(event, Text):
-            ch = event.text[:1].lower()
-            if ch == "q":
-                return Pop()
-            if ch.isdigit() and 1 <= int(ch) <= len(kinds):
-                await self.switch(int(ch) - 1, ctx)
-                return None
-        action = self.view.handle(event)
+        return kinds.index(self.kind) if self.kind in kinds else 0
+
+    async def pick_kind(self, ctx: Context, key: str) -> None:
+        if int(key) <= len(self.kinds):
+            await self.switch(int(key) - 1, ctx)
+
+    async def next_kind(self, ctx: Context, key: str) -> None:
+        await self.switch(self._current() + (1 if key == "right" else -1), ctx)
+
+    def back(self, ctx: Context, key: str) -> Transition:
+        return Pop()
+
+    async def on_list_key(self, ctx: Context, key: str) -> None:
+        """Keys of the list itself (the bar and its pages)."""
+        action = self.view.handle(event_of(key))
         if action is not None and action.kind == "page":
             await self.load(ctx, action.offset)
-        return None
+
+    # fmt: off
+    keys = Keyset(
+        [
+            Binding(tuple("123456789"), "1 2: which game", "1 2 ...: which game", pick_kind),
+            Binding(("left", "right"), "Left/Right: next game", "Left/Right: the next game",
+                    next_kind),
+            Binding((), "N)ext P)rev page", ""),
+            Binding(("q", "escape"), "Q)uit to the menu", "Q or Esc: back to the menu", back),
+        ],
+        fallback=on_list_key,
+        sep=" · ",
+        roomy=False,
+    )
+    # fmt: on
 
     @staticmethod
     def row(r: Any) -> str:

@@ -19,17 +19,22 @@ from typing import Any
 from door.games.base import Refusal
 from door.services import bgengine
 from door.services.bgengine import GameReview, Mistake, PlayerReview
+from door.ui.bindings import (
+    NEXT_PAGE_KEYS,
+    PREVIOUS_PAGE_KEYS,
+    Binding,
+    KeyedScreen,
+    Keyset,
+)
 from door.ui.canvas import CYAN, GREEN, RED, WHITE, YELLOW, Canvas, Style, clip_text, text_width
 from door.ui.screen import (
     HEADING_STYLE,
     Context,
     Pop,
-    Screen,
     Transition,
     clean,
     draw_chrome,
 )
-from door.ui.terminal import InputEvent, Key, Text
 
 log = logging.getLogger(__name__)
 
@@ -186,7 +191,7 @@ def paginate(blocks: list[Block], per_page: int, width: int) -> list[list[Line]]
     return [p for p in pages if p] or [[]]
 
 
-class ReviewScreen(Screen):
+class ReviewScreen(KeyedScreen):
     """The review of finished backgammon game ``game_id`` (see the module docstring).
 
     ``worst`` is how many of each player's biggest mistakes to list. ``on_enter`` raises
@@ -218,9 +223,10 @@ class ReviewScreen(Screen):
 
     @property
     def key_help(self) -> str:  # type: ignore[override]
+        keys = self.keys.key_help(self)
         if self.review is None:
-            return "Q)uit to the list"
-        return f"Page {self.page + 1}/{len(self.pages)} · Space/N)ext P)rev · Q)uit to the list"
+            return keys
+        return f"Page {self.page + 1}/{len(self.pages)} · {keys}"
 
     async def on_enter(self, ctx: Context) -> None:
         snap = await ctx.services.games.get(self.game_id)
@@ -252,40 +258,55 @@ class ReviewScreen(Screen):
             self.busy.cancel()
         return Pop()
 
-    async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
-        if isinstance(event, Key) and event.name == "escape":
-            return self._leave()
-        if isinstance(event, Text) and event.text[:1].lower() == "q":
-            return self._leave()
-        if self.review is None:
-            if self.analysing:
-                ctx.status("Still analysing; the review appears by itself. Q leaves.")
-            return None
-        step = 0
-        if isinstance(event, Key):
-            if event.name in ("pgdn", "down", "enter", "right"):
-                step = 1
-            elif event.name in ("pgup", "up", "left"):
-                step = -1
-            elif event.name == "home":
-                self.page = 0
-            elif event.name == "end":
-                self.page = len(self.pages) - 1
-        elif isinstance(event, Text):
-            ch = event.text[:1].lower()
-            if ch in (" ", "n", "+"):
-                step = 1
-            elif ch in ("p", "-", "b"):
-                step = -1
-        if step:
-            target = self.page + step
-            if target < 0:
-                ctx.status("This is the first page.")
-            elif target >= len(self.pages):
-                ctx.status("That was the last page. Q returns to the list.")
-            else:
-                self.page = target
-        return None
+    # --- what the keys do (the key table's handlers) ---------------------------------
+    def is_shown(self) -> bool:
+        return self.review is not None
+
+    def leave(self, ctx: Context, key: str) -> Transition:
+        return self._leave()
+
+    def next_page(self, ctx: Context, key: str) -> None:
+        self._turn(1, ctx)
+
+    def previous_page(self, ctx: Context, key: str) -> None:
+        self._turn(-1, ctx)
+
+    def first_page(self, ctx: Context, key: str) -> None:
+        self.page = 0
+
+    def last_page(self, ctx: Context, key: str) -> None:
+        self.page = len(self.pages) - 1
+
+    def not_yet(self, ctx: Context, key: str) -> None:
+        """Any key but Q while there is no review to page through."""
+        if self.review is None and self.analysing:
+            ctx.status("Still analysing; the review appears by itself. Q leaves.")
+
+    def _turn(self, step: int, ctx: Context) -> None:
+        target = self.page + step
+        if target < 0:
+            ctx.status("This is the first page.")
+        elif target >= len(self.pages):
+            ctx.status("That was the last page. Q returns to the list.")
+        else:
+            self.page = target
+
+    # fmt: off
+    keys = Keyset(
+        [
+            Binding(NEXT_PAGE_KEYS, "Space/N)ext P)rev", "Space, N, PgDn: the next page",
+                    next_page, when=is_shown),
+            Binding(PREVIOUS_PAGE_KEYS, "", "P, PgUp: the page before", previous_page,
+                    when=is_shown),
+            Binding(("home",), "", "Home/End: the first/last page", first_page, when=is_shown),
+            Binding(("end",), "", "", last_page, when=is_shown),
+            Binding(("q", "escape"), "Q)uit to the list", "Q or Esc: back to the list", leave),
+        ],
+        fallback=not_yet,
+        sep=" · ",
+        roomy=False,
+    )
+    # fmt: on
 
     def _layout(self, canvas: Canvas) -> None:
         """Page the review for this canvas (again after a resize, keeping the place)."""

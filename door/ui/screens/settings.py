@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from door.games.base import Refusal
 from door.ui.canvas import CYAN, Canvas, Style
 from door.ui.screen import HEADING_STYLE, Context, Pop, Screen, Transition, draw_chrome
 from door.ui.terminal import InputEvent, Key
@@ -39,17 +40,17 @@ class SettingsScreen(Screen):
     def _items(self, ctx: Context) -> list[MenuItem]:
         user = ctx.user
         if user is None:
-            return [MenuItem("Q", "Back", "quit")]
+            return [MenuItem("Q", "Back", SettingsScreen.back)]
         s = user.settings
         charset = CHARSET_NAMES.get(s.charset, s.charset)
         if s.charset == "auto":
             charset += f" (now {ctx.caps.encoding.upper()})"
         return [
-            MenuItem("C", f"Character set: {charset}", "charset"),
-            MenuItem("O", f"Colour: {'ON' if s.color else 'OFF'}", "color"),
-            MenuItem("S", f"Sound effects: {'ON' if s.sound else 'OFF'}", "sound"),
-            MenuItem("P", "Change your password", "password"),
-            MenuItem("Q", "Back to the main menu", "quit"),
+            MenuItem("C", f"Character set: {charset}", SettingsScreen.next_charset),
+            MenuItem("O", f"Colour: {'ON' if s.color else 'OFF'}", SettingsScreen.colour),
+            MenuItem("S", f"Sound effects: {'ON' if s.sound else 'OFF'}", SettingsScreen.sound),
+            MenuItem("P", "Change your password", SettingsScreen.password),
+            MenuItem("Q", "Back to the main menu", SettingsScreen.back),
         ]
 
     async def on_enter(self, ctx: Context) -> None:
@@ -63,29 +64,39 @@ class SettingsScreen(Screen):
         item = self.menu.handle(event)
         if item is None or ctx.user is None:
             return None
-        accounts = ctx.services.accounts
-        uid = ctx.user.id
+        result: Transition | None = await item.action(self, ctx)
+        if result is None:
+            self.menu = Menu(self._items(ctx), self.menu.selected)
+        return result
+
+    # --- what the items do (``action(self, ctx)``; a signed-in user) ---------------------
+    async def back(self, ctx: Context) -> Transition | None:
+        return Pop()
+
+    async def next_charset(self, ctx: Context) -> None:
+        assert ctx.user is not None
         s = ctx.user.settings
-        if item.action == "quit":
-            return Pop()
-        if item.action == "charset":
-            nxt = CHARSETS[(CHARSETS.index(s.charset) + 1) % len(CHARSETS)]
-            ctx.set_user(await accounts.update_settings(uid, charset=nxt))
-            ctx.status(f"Character set: {CHARSET_NAMES[nxt]}.")
-        elif item.action == "color":
-            ctx.set_user(await accounts.update_settings(uid, color=not s.color))
-            ctx.status(f"Colour is {'ON' if not s.color else 'OFF'}.")
-        elif item.action == "sound":
-            ctx.set_user(await accounts.update_settings(uid, sound=not s.sound))
-            ctx.status(f"Sound effects are {'ON' if not s.sound else 'OFF'}.")
-        elif item.action == "password":
-            self.phase = "password"
-            self.field = 0
-            for f in self.fields:
-                f.clear()
-        selected = self.menu.selected
-        self.menu = Menu(self._items(ctx), selected)
-        return None
+        nxt = CHARSETS[(CHARSETS.index(s.charset) + 1) % len(CHARSETS)]
+        ctx.set_user(await ctx.services.accounts.update_settings(ctx.user.id, charset=nxt))
+        ctx.status(f"Character set: {CHARSET_NAMES[nxt]}.")
+
+    async def colour(self, ctx: Context) -> None:
+        assert ctx.user is not None
+        on = not ctx.user.settings.color
+        ctx.set_user(await ctx.services.accounts.update_settings(ctx.user.id, color=on))
+        ctx.status(f"Colour is {'ON' if on else 'OFF'}.")
+
+    async def sound(self, ctx: Context) -> None:
+        assert ctx.user is not None
+        on = not ctx.user.settings.sound
+        ctx.set_user(await ctx.services.accounts.update_settings(ctx.user.id, sound=on))
+        ctx.status(f"Sound effects are {'ON' if on else 'OFF'}.")
+
+    async def password(self, ctx: Context) -> None:
+        self.phase = "password"
+        self.field = 0
+        for f in self.fields:
+            f.clear()
 
     async def _on_password(self, event: InputEvent, ctx: Context) -> Transition | None:
         editor = self.fields[self.field]
@@ -113,7 +124,7 @@ class SettingsScreen(Screen):
             return None
         try:
             await ctx.services.accounts.change_password(ctx.user.id, old, new)
-        except ValueError as exc:
+        except Refusal as exc:
             ctx.status(str(exc))
             self.fields[0].clear()
             self.field = 0

@@ -18,13 +18,16 @@ game in the step-by-step viewer from its first move.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
+from door.games.base import Refusal
 from door.games.spectrangle import aids
 from door.games.spectrangle.board import fields
 from door.games.spectrangle.moves import Move, why_illegal
 from door.games.spectrangle.pieces import piece
 from door.games.spectrangle.state import SpectrangleState
+from door.ui.bindings import Binding, Keyset
 from door.ui.boards.common import GameScreenBase, LoggedMove, deadline_text, last_turn_of_others
 from door.ui.boards.spectrangle import (
     BOARD_HEIGHT,
@@ -40,11 +43,11 @@ from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.screen import (
     HEADING_STYLE,
     Context,
-    Pop,
+    Push,
     Transition,
     draw_chrome,
 )
-from door.ui.terminal import InputEvent, Key, Text
+from door.ui.screens.overlays import Cover, ReplayViewer
 
 BOARD_X = 1
 BOARD_Y = 2
@@ -59,6 +62,7 @@ def layout(width: int, height: int) -> tuple[int, int, int]:
         return 4, BOARD_Y + bh, BOARD_X + bw + 2
     return 3, BOARD_Y + BOARD_HEIGHT, PANEL_X
 
+
 ARROWS = {"up": "up", "down": "down", "left": "left", "right": "right"}
 KEYPAD = {"8": "up", "2": "down", "4": "left", "6": "right"}
 
@@ -71,28 +75,14 @@ PROMPT = Style(fg=YELLOW, bold=True)
 
 def tiles_of(state: SpectrangleState) -> list[Tile | None]:
     """The board as tiles for the renderer."""
-    return [
-        None if p is None else Tile(p.sides, piece(p.piece).value) for p in state.board
-    ]
+    return [None if p is None else Tile(p.sides, piece(p.piece).value) for p in state.board]
 
 
 class SpectrangleScreen(GameScreenBase):
     """Play (or watch, or replay) one Spectrangle game."""
 
     kind = "spectrangle"
-    help_lines = (
-        "Arrows or keypad 4 6 8 2: move the cursor over the fields",
-        "Tab or Space: take the next piece of your hand",
-        "R: rotate the piece a third of a turn clockwise",
-        "M: turn the piece over (mirror), where the table allows",
-        "Lit fields take the piece; they show the score it would make",
-        "Enter: place the piece on the field under the cursor (then Y)",
-        ": type a move: RGY3@11:1 (m = turned over), pass, swap RRY5",
-        "P / S: pass or swap a piece, only when nothing can be placed",
-        "H: the best placements    B: the pieces left in the bag",
-        "V: the turns since your last one, step by step",
-        "X: resign and leave the game    Q or Esc: back to the menu",
-    )
+    editor_hint = "Type a move: RGY3@11:1 (m: turned over), pass, swap RRY5"
 
     def __init__(self, game_id: int, *, spectator: bool = False, replay: bool = False) -> None:
         super().__init__(game_id, spectator=spectator, replay=replay)
@@ -101,15 +91,11 @@ class SpectrangleScreen(GameScreenBase):
         self.selected = 0
         self.rotation = 0
         self.mirror = False
-        self.confirm_text = ""
-        self.confirm_question = ""
-        self.confirm_resign = False
         self.hints: list[tuple[str, int]] = []
         self.bag_shown = False
-        self.steps: list[LoggedMove] = []
-        self.step = 0
         self.marks: frozenset[int] = frozenset()
         self.last_hand: tuple[int, ...] = ()
+        self._can_place: tuple[SpectrangleState, bool] | None = None
 
     # --- state helpers ----------------------------------------------------------------------
     @property
@@ -135,7 +121,13 @@ class SpectrangleScreen(GameScreenBase):
         return aids.accepting_fields(self.sp, p, self.rotation, self.mirror)
 
     def can_place_any(self) -> bool:
-        return any(m.kind == "place" for m, _ in self.sp_moves())
+        """Whether the player to move has a placement (asked by several rows of the key
+        table on every frame, so worked out once per state shown)."""
+        state = self.sp
+        known = self._can_place
+        if known is None or known[0] is not state:
+            known = self._can_place = (state, any(m.kind == "place" for m, _ in self.sp_moves()))
+        return known[1]
 
     def sp_moves(self) -> list[tuple[Move, int]]:
         assert self.rules is not None
@@ -152,7 +144,7 @@ class SpectrangleScreen(GameScreenBase):
         for m in moves:
             try:
                 move = self.rules.parse_move(m.before, m.text)
-            except ValueError:
+            except Refusal:
                 continue
             if move.kind == "place" and move.field is not None:
                 fields_.add(move.field)
@@ -167,86 +159,121 @@ class SpectrangleScreen(GameScreenBase):
             self.selected, self.rotation, self.mirror = 0, 0, False
             self.last_hand = hand
         self.hints = []
-        if self.mode in ("confirm", "type") and not self.can_act:
-            self.mode = "play"
-        if self.replay and not self.steps:
-            self.mode = "view"
 
     async def on_enter(self, ctx: Context) -> None:
         await super().on_enter(ctx)
         if self.replay:
-            self.steps = await self.history(ctx)
-            self.step = 0
-            self.mode = "view"
-            if not self.steps:
+            steps = await self.history(ctx)
+            if steps:
+                self.follow_up = self._viewer(steps, whole=True)
+            else:
                 ctx.status("No moves were made in this game.")
-                self.mode = "play"
 
-    # --- input ------------------------------------------------------------------------------
-    async def _on_key(self, event: InputEvent, ctx: Context) -> Transition | None:
-        key = event.name if isinstance(event, Key) else None
-        ch = event.text[:1] if isinstance(event, Text) else ""
-        direction = ARROWS.get(key or "") or KEYPAD.get(ch)
-        if direction is not None:
-            self.cursor = neighbour_in_direction(self.cursor, direction)
-            return None
-        if key == "escape" or ch.lower() == "q":
-            return Pop()
-        if ch.lower() == "v":
-            return await self._start_view(ctx)
-        if ch.lower() == "b":
-            if not self.aids_allowed():
-                ctx.status("This table plays without HINT and SHOW BAG.")
-            else:
-                self.bag_shown = not self.bag_shown
-                self.hints = []
-            return None
-        if self.spectator or self.my_seat is None:
-            if key == "enter" or ch:
-                ctx.status("You are watching this game.")
-            return None
-        if ch.lower() == "x":
-            if self.snap is None or self.snap.info.status != "active":
-                ctx.status("The game is over.")
-                return None
-            self._confirm("", "Resign and leave this game? (Y/N)")
-            self.confirm_resign = True
-            return None
-        if not self.can_act:
-            if key == "enter" or ch:
-                ctx.status(self._waiting_text())
-            return None
-        if key == "tab" or ch == " ":
-            hand = self.my_hand()
-            if hand:
-                self.selected = (self.selected + 1) % len(hand)
-            return None
-        lower = ch.lower()
-        if lower == "r":
-            self.rotation = (self.rotation + 1) % 3
-            return None
-        if lower == "m":
-            if not self.sp.mirror:
-                ctx.status("Pieces may not be turned over at this table.")
-            else:
-                self.mirror = not self.mirror
-            return None
-        if key == "enter" or ch == "5":
-            return self._ask_place(ctx)
-        if ch == ":" or ch == "/":
-            self.mode = "type"
-            self.editor.clear()
-            return None
-        if lower == "h":
-            self._hint(ctx)
-            return None
-        if lower == "p":
-            return self._ask_pass(ctx)
-        if lower == "s":
-            return self._ask_swap(ctx)
-        if ch:
-            ctx.status(f"{ch!r} does nothing here; the keys are on the bottom line.")
-        return None
+    # --- what applies now (the key table's ``when``s) ---------------------------------------
+    def is_watching(self) -> bool:
+        return self.spectator or self.my_seat is None
+
+    def is_seated(self) -> bool:
+        return not self.is_watching()
+
+    def is_placing(self) -> bool:
+        """The player to act has a piece that fits somewhere."""
+        return self.can_act and self.can_place_any()
+
+    def is_stuck(self) -> bool:
+        """The player to act can only pass or swap."""
+        return self.can_act and not self.can_place_any()
+
+    # --- what the keys do (the key table's handlers) ---------------------------------------
+    def move_cursor(self, ctx: Context, key: str) -> None:
+        self.cursor = neighbour_in_direction(self.cursor, ARROWS.get(key) or KEYPAD[key])
+
+    async def view_last_turn(self, ctx: Context, key: str) -> Transition | None:
+        return await self._start_view(ctx)
+
+    def toggle_bag(self, ctx: Context, key: str) -> None:
+        if not self.aids_allowed():
+            ctx.status("This table plays without HINT and SHOW BAG.")
+            return
+        self.bag_shown = not self.bag_shown
+        self.hints = []
+
+    def next_piece(self, ctx: Context, key: str) -> None:
+        hand = self.my_hand()
+        if hand:
+            self.selected = (self.selected + 1) % len(hand)
+
+    def rotate(self, ctx: Context, key: str) -> None:
+        self.rotation = (self.rotation + 1) % 3
+
+    def turn_over(self, ctx: Context, key: str) -> None:
+        if not self.sp.mirror:
+            ctx.status("Pieces may not be turned over at this table.")
+        else:
+            self.mirror = not self.mirror
+
+    def place(self, ctx: Context, key: str) -> Transition | None:
+        return self._ask_place(ctx)
+
+    def hint(self, ctx: Context, key: str) -> None:
+        self._hint(ctx)
+
+    def pass_turn(self, ctx: Context, key: str) -> Transition | None:
+        return self._ask_pass(ctx)
+
+    def swap(self, ctx: Context, key: str) -> Transition | None:
+        return self._ask_swap(ctx)
+
+    def no_such_key(self, ctx: Context, key: str) -> None:
+        """A key no row of the table took: say what does work now."""
+        if key != "enter" and len(key) != 1:
+            return
+        if self.is_watching():
+            ctx.status("You are watching this game.")
+        elif not self.can_act:
+            ctx.status(self._waiting_text())
+        elif key != "enter":
+            ctx.status(f"{key!r} does nothing here; the keys are on the bottom line.")
+
+    # fmt: off
+    keys = Keyset(
+        [
+            Binding((*ARROWS, *KEYPAD), "",
+                    "Arrows or keypad 4 6 8 2: move the cursor over the fields", move_cursor),
+            Binding(("tab", " "), "Tab piece", "Tab or Space: take the next piece of your hand",
+                    next_piece, when=lambda s: s.can_act),
+            Binding(("r",), "R)otate", "R: rotate the piece a third of a turn clockwise", rotate,
+                    when=lambda s: s.can_act, shown=is_placing),
+            Binding(("m",), "M)irror", "M: turn the piece over (mirror), where the table allows",
+                    turn_over, when=lambda s: s.can_act, shown=is_placing),
+            Binding(("enter", "5"), "Enter place",
+                    "Enter: place the piece on the field under the cursor (then Y)", place,
+                    when=lambda s: s.can_act, shown=is_placing),
+            Binding(("p",), "P)ass", "P: pass, when nothing can be placed", pass_turn,
+                    when=lambda s: s.can_act, shown=is_stuck),
+            Binding(("s",), "S)wap", "S: swap a piece, when nothing can be placed", swap,
+                    when=lambda s: s.can_act, shown=is_stuck),
+            Binding((":", "/"), ":type",
+                    ": type a move: RGY3@11:1 (m = turned over), pass, swap RRY5",
+                    GameScreenBase.type_move, when=lambda s: s.can_act),
+            Binding(("h",), "H)int", "H: the best placements", hint, when=lambda s: s.can_act,
+                    shown=lambda s: s.can_act and s.aids_allowed()),
+            Binding(("b",), "B)ag", "B: the pieces left in the bag", toggle_bag,
+                    shown=lambda s: s.aids_allowed()),
+            Binding(("v",), "V)iew", "V: the turns since your last one, step by step",
+                    view_last_turn, shown=lambda s: s.can_act),
+            Binding(("v",), "V)iew last turn", "V: the turns since your last one, step by step",
+                    view_last_turn, shown=lambda s: not s.can_act),
+            Binding(("x",), "X)resign", "X: resign and leave the game", GameScreenBase.ask_resign,
+                    when=is_seated, shown=lambda s: s.is_seated() and not s.is_placing()),
+            Binding(("?", "f1"), "?)help", "?: this list of keys", GameScreenBase.open_help,
+                    shown=lambda s: s.can_act),
+            Binding(("q", "escape"), "Q)uit", "Q or Esc: back to the menu", GameScreenBase.leave),
+            Binding((), "(watching)", "", when=is_watching),
+        ],
+        fallback=no_such_key,
+    )
+    # fmt: on
 
     def _waiting_text(self) -> str:
         info = self.snap.info if self.snap else None
@@ -269,15 +296,15 @@ class SpectrangleScreen(GameScreenBase):
         move = Move.place(p, self.cursor, self.rotation, self.mirror)
         text = self.rules.format_move(self.sp, move)
         score = self.accepting().get(self.cursor, 0)
-        self._confirm(text, f"Place {piece(p).name} on field {self.cursor} for {score}? (Y/N)")
-        return None
+        return self._ask_to_send(
+            text, f"Place {piece(p).name} on field {self.cursor} for {score}? (Y/N)"
+        )
 
     def _ask_pass(self, ctx: Context) -> Transition | None:
         if self.can_place_any():
             ctx.status("You can place a piece, so you must: pass and swap are for when you cannot.")
             return None
-        self._confirm("pass", "Pass this turn? (Y/N)")
-        return None
+        return self._ask_to_send("pass", "Pass this turn? (Y/N)")
 
     def _ask_swap(self, ctx: Context) -> Transition | None:
         if self.can_place_any():
@@ -290,32 +317,20 @@ class SpectrangleScreen(GameScreenBase):
         if p is None:
             return None
         name = piece(p).name
-        self._confirm(f"swap {name}", f"Give back {name} for a piece from the bag? (Y/N)")
-        return None
+        question = f"Give back {name} for a piece from the bag? (Y/N)"
+        return self._ask_to_send(f"swap {name}", question)
 
-    def _confirm(self, text: str, question: str) -> None:
-        self.confirm_resign = False
-        self.mode = "confirm"
-        self.confirm_text = text
-        self.confirm_question = question
+    def _ask_to_send(self, text: str, question: str) -> Transition:
+        """Ask ``question``; Y sends ``text``."""
 
-    async def _on_confirm(self, event: InputEvent, ctx: Context) -> Transition | None:
-        ch = event.text[:1].lower() if isinstance(event, Text) else ""
-        key = event.name if isinstance(event, Key) else ""
-        if ch == "y" or key == "enter":
-            self.mode = "play"
-            if self.confirm_resign:
-                if await self.resign(ctx):
-                    ctx.status("You resigned.")
-                return None
-            text = self.confirm_text
+        async def send(ctx: Context) -> None:
             if await self.send(ctx, text):
                 ctx.status(f"You played {text}.")
-            return None
-        if ch == "n" or key == "escape":
-            self.mode = "play"
+
+        def not_played(ctx: Context) -> None:
             ctx.status("Not played.")
-        return None
+
+        return self.ask(question, send, on_no=not_played)
 
     def _hint(self, ctx: Context) -> None:
         if not self.aids_allowed():
@@ -341,71 +356,22 @@ class SpectrangleScreen(GameScreenBase):
         if not steps:
             ctx.status("There is no turn to show yet.")
             return None
-        self.steps = steps
-        self.step = 0
-        self.mode = "view"
-        return None
+        return Push(self._viewer(steps))
 
-    def _on_view(self, event: InputEvent, ctx: Context) -> Transition | None:
-        key = event.name if isinstance(event, Key) else ""
-        ch = event.text[:1].lower() if isinstance(event, Text) else ""
-        last = len(self.steps) - 1
-        if key in ("right", "enter", "down") or ch in ("6", " ", "n", "2"):
-            if self.step < last:
-                self.step += 1
-            elif not self.replay:
-                self.mode = "play"
-        elif key in ("left", "up") or ch in ("4", "p", "8"):
-            self.step = max(self.step - 1, 0)
-        elif key == "home":
-            self.step = 0
-        elif key == "end":
-            self.step = last
-        elif key == "escape" or ch in ("q", "v"):
-            if self.replay:
-                return Pop()
-            self.mode = "play"
-        return None
+    def _viewer(self, steps: list[LoggedMove], *, whole: bool = False) -> ReplayViewer:
+        return ReplayViewer(self, len(steps), partial(self._render_view, steps), whole=whole)
 
-    # --- drawing ------------------------------------------------------------------------------
-    def _key_help(self) -> str:
-        if self.mode == "type":
-            return "Type a move: RGY3@11:1 (m = turned over), pass, swap RRY5  Enter send  Esc back"
-        if self.mode == "confirm":
-            return "Y)es  N)o"
-        if self.mode == "view":
-            end = "Q)uit" if self.replay else "Q) back to the game"
-            return f"{chr(0x2192)}/Enter next  {chr(0x2190)} back  Home/End  {end}"
-        if self.can_act:
-            extra = " H)int B)ag" if self.aids_allowed() else ""
-            if not self.can_place_any():
-                return f"Tab piece P)ass S)wap :type{extra} V)iew X)resign Q)uit"
-            return f"Tab piece R)otate M)irror Enter place :type{extra} V)iew ?)help Q)uit"
-        extra = " B)ag" if self.aids_allowed() else ""
-        if self.my_seat is None:
-            return f"V)iew last turn{extra}  Q)uit (watching)"
-        return f"V)iew last turn{extra}  X) resign  Q)uit"
+    def prompt_row(self, canvas: Canvas) -> int:
+        return layout(canvas.width, canvas.height)[1] + 1
 
-    def render(self, canvas: Canvas, ctx: Context) -> None:
-        self._render(canvas, ctx)
-        self.draw_help_box(canvas, ctx)
-
-    def _render(self, canvas: Canvas, ctx: Context) -> None:
-        help_text = self._key_help()
-        if ctx.glyphs.encoding != "utf-8":
-            help_text = help_text.replace(chr(0x2192), ctx.glyphs.arrow_right).replace(
-                chr(0x2190), ctx.glyphs.arrow_left
-            )
-        draw_chrome(canvas, ctx, self.title, help_text)
+    def draw(self, canvas: Canvas, ctx: Context, cover: Cover, key_help: str) -> None:
+        draw_chrome(canvas, ctx, self.title, key_help)
         if self.snap is None:
             canvas.put(2, 2, "Loading the game...", TEXT)
             return
         colors = ctx.caps.colors
-        if self.mode == "view" and self.steps:
-            self._render_view(canvas, ctx)
-            return
         state = self.sp
-        accept = self.accepting() if self.mode != "view" else {}
+        accept = self.accepting()
         p = self.selected_piece()
         preview = None
         if p is not None and self.cursor in accept:
@@ -418,7 +384,7 @@ class SpectrangleScreen(GameScreenBase):
             scale=layout(canvas.width, canvas.height)[0],
         )  # fmt: skip
         self._render_panel(canvas, ctx, state)
-        self._render_bottom(canvas, ctx, accept)
+        self._render_bottom(canvas, ctx, accept, cover)
         if layout(canvas.width, canvas.height)[0] == 3:
             self.draw_record(canvas, ctx, 22, canvas.width - 2)
 
@@ -458,8 +424,10 @@ class SpectrangleScreen(GameScreenBase):
                 canvas.put(hx, y, "(left the game)", DIM)
                 continue
             for i, pi in enumerate(state.hands[seat]):
-                sel = seat == self.my_seat and self.can_act and i == min(
-                    self.selected, len(state.hands[seat]) - 1
+                sel = (
+                    seat == self.my_seat
+                    and self.can_act
+                    and i == min(self.selected, len(state.hands[seat]) - 1)
                 )
                 draw_piece_label(canvas, hx + 5 * i, y, piece(pi).name, colors, selected=sel)
         p = self.selected_piece()
@@ -497,10 +465,12 @@ class SpectrangleScreen(GameScreenBase):
         verb = "won" if len(outcome.winners) == 1 else "tied"
         return f"Game over: {names} {verb}."
 
-    def _render_bottom(self, canvas: Canvas, ctx: Context, accept: dict[int, int]) -> None:
+    def _render_bottom(
+        self, canvas: Canvas, ctx: Context, accept: dict[int, int], cover: Cover
+    ) -> None:
         y = layout(canvas.width, canvas.height)[1]  # 20 at 80×24
         w = canvas.width - 2
-        if self.can_act and self.mode == "play":
+        if self.can_act and cover is Cover.NONE:
             f = fields()[self.cursor]
             bonus = f" x{f.bonus}" if f.bonus > 1 else ""
             if self.cursor in accept:
@@ -510,23 +480,19 @@ class SpectrangleScreen(GameScreenBase):
                 canvas.put(1, y, clip_text(f"Field {self.cursor}{bonus}", w), DIM)
         elif self.notice_line:
             canvas.put(1, y, clip_text(self.notice_line, w), DIM)
-        if self.mode == "type":
-            canvas.put(1, y + 1, "Move: ", PROMPT)
-            self.editor.render(canvas, 7, y + 1, min(40, canvas.width - 8))
-        elif self.mode == "confirm":
-            canvas.put(1, y + 1, clip_text(self.confirm_question, w), PROMPT)
-        elif self.notice_line and self.can_act and self.mode == "play":
+        if self.notice_line and self.can_act and cover is Cover.NONE:
             canvas.put(1, y + 1, clip_text(self.notice_line, w), DIM)
 
-    def _render_view(self, canvas: Canvas, ctx: Context) -> None:
-        step = self.steps[self.step]
+    def _render_view(self, steps: list[LoggedMove], canvas: Canvas, ctx: Context, i: int) -> None:
+        """Move ``i`` of ``steps`` in the step-by-step viewer (under its own chrome)."""
+        step = steps[i]
         state: SpectrangleState = step.after
         marked: frozenset[int] = frozenset()
         assert self.rules is not None
         move: Any = None
         try:
             move = self.rules.parse_move(step.before, step.text)
-        except ValueError:
+        except Refusal:
             move = None
         if move is not None and move.kind == "place" and move.field is not None:
             marked = frozenset({move.field})
@@ -549,7 +515,7 @@ class SpectrangleScreen(GameScreenBase):
         elif what.startswith("("):
             what = what.strip("()")  # a system event: resigned, ran out of time
         y = layout(canvas.width, canvas.height)[1]
-        line = f"Move {self.step + 1} of {len(self.steps)}: {who} {what}."
+        line = f"Move {i + 1} of {len(steps)}: {who} {what}."
         canvas.put(1, y, clip_text(line, canvas.width - 2), MOVER)
 
 
