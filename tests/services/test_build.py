@@ -83,3 +83,23 @@ async def test_on_postgresql_the_hub_listens_across_processes(
         assert (await services.accounts.by_name("alice")) == user
     finally:
         await services.close()
+
+
+async def test_a_game_begun_without_a_deadline_gets_the_configured_default(
+    tmp_path: Path,
+) -> None:
+    services = await build_services(
+        config_in(tmp_path, bots=False, default_deadline_hours=48), start_background=False
+    )
+    try:
+        a = await services.accounts.register("Alice", "secret")
+        await services.accounts.register("Bob", "secret")
+        seats = [SeatSpec("me"), SeatSpec("user", "Bob")]
+        info = await services.games.begin(a.id, "backgammon", {"match_length": 1}, seats)
+        assert info.deadline_hours == 48
+        chosen = await services.games.begin(
+            a.id, "backgammon", {"match_length": 1}, seats, deadline_hours=24
+        )
+        assert chosen.deadline_hours == 24
+    finally:
+        await services.close()

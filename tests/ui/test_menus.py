@@ -590,3 +590,20 @@ async def test_start_naming_a_game_kind_with_nothing_going_on_begins_one(
     r = await start_session(alice, start="backgammon")
     assert "Begin a new game" in r.term.row(0)
     assert "A new game of Backgammon" in r.term.display_text()
+
+
+async def test_begin_starts_from_the_sysops_default_deadline(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    services.games.lobby.default_deadline_hours = 48
+    r = await start_session(alice, start="begin")
+    r.term.type("b")
+    await r.term.settle()
+    assert "48 hours" in r.term.display_text()
+    r.term.type("1")
+    r.term.type("n")
+    r.term.line("bob")
+    r.term.type("s")
+    await r.term.settle()
+    games, _ = await services.games.list_games("mine", alice.id)
+    assert games[0].deadline_hours == 48

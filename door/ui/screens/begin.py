@@ -90,6 +90,8 @@ class BeginScreen(Screen):
     # --- set-up ------------------------------------------------------------------------
     async def on_enter(self, ctx: Context) -> None:
         self.kinds = ctx.services.games.kinds()
+        # the sysop's [games] default_deadline_hours
+        self.deadline_hours = ctx.services.games.lobby.default_deadline_hours
         if self.kind is not None:
             self.choose_kind(self.kind, ctx)
         else:
