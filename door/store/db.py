@@ -5,17 +5,25 @@ The services write a transaction as a plain synchronous function of a
 (a write, retried whole while the database is momentarily locked) or
 :meth:`Database.run_read`. One execution model per backend:
 
-* **SQLite** (``sqlite:///path``; ``sqlite+aiosqlite:///path`` is read the same way): one
-  database thread per process owns one ``sqlite3`` connection and runs each transaction
-  on it from ``BEGIN`` to ``COMMIT``, the rules' CPU work inside the transaction included.
-  The event loop only awaits the result, so it never blocks on SQLite (a lock held by
-  another process is waited out on the database thread, up to the busy timeout). One
-  thread means this process's transactions never overlap; SQLite serialises writers
-  anyway, and WAL lets other processes read meanwhile. Statements run on the ``sqlite3``
-  connection through :class:`~door.store.runner.SqliteRunner`. The connection has WAL,
-  foreign keys, a busy timeout and ``synchronous=NORMAL``; writes begin with ``BEGIN
-  IMMEDIATE`` so that two writers queue on the busy timeout instead of one failing half-way
-  with "database is locked".
+* **SQLite** (``sqlite:///path``; ``sqlite+aiosqlite:///path`` is read the same way): a
+  transaction runs right on the event loop's thread, from ``BEGIN`` to ``COMMIT``, when the
+  database is free at that instant; one that would have to wait for a lock goes to the
+  process's one database thread, which waits it out (up to the busy timeout) while the
+  loop serves everyone else. Two connections, then: the loop's, with no busy timeout, so
+  that its ``BEGIN`` either gets the lock at once or fails at once with nothing done, and
+  the database thread's. Why not every transaction on the thread: handing a job to
+  another thread and back costs 170-280 µs on these two-core virtual machines when they
+  are idle (/tmp measurements in the closing note of issue 12), more than a whole move's
+  transaction (a game's record, the rules, the versioned write and the events: about
+  150 µs; bench/commit_moves.py ``ratio_vs_sqlite`` went from 3.4 to 6.6 with it). The
+  price is that a transaction's Python, the rules' included, runs on the loop: a move
+  takes a fraction of a millisecond (bench/load.py reports the loop's longest stall).
+  Within one process two transactions never overlap (the loop runs one at a time; the
+  thread's connection waits for the loop's); SQLite serialises writers anyway, and WAL
+  lets readers of other processes go on. Statements run on the ``sqlite3`` connection
+  through :class:`~door.store.runner.SqliteRunner`. Both connections have WAL, foreign
+  keys and ``synchronous=NORMAL``; writes begin with ``BEGIN IMMEDIATE`` so that two
+  writers queue instead of one failing half-way with "database is locked".
 * **PostgreSQL** (``postgresql+asyncpg://…``): the async driver. Each transaction is one
   pooled asyncpg connection; the function runs through ``AsyncConnection.run_sync``, on
   the event loop's thread, and every statement awaits the server without blocking the
@@ -55,6 +63,10 @@ T = TypeVar("T")
 Action = Callable[[Repository], T]
 
 
+class _Busy(Exception):
+    """Internal: the database is locked this instant (nothing was done)."""
+
+
 class DatabaseBusyError(Refusal):
     """The database stayed busy (locked) through every retry; the action was not applied."""
 
@@ -80,7 +92,7 @@ class Database:
                 parsed.set(drivername="sqlite"),
                 echo=echo,
                 connect_args={"timeout": busy_timeout_ms / 1000},
-                pool_size=1,
+                pool_size=2,  # the loop's connection and the database thread's
                 max_overflow=0,
             )
             _install_sqlite_hooks(engine, busy_timeout_ms)
@@ -124,7 +136,10 @@ class Database:
 
     async def _run(self, action: Action[T], *, write: bool) -> T:
         if self._sqlite is not None:
-            return await self._sqlite.run(action, write)
+            try:
+                return self._sqlite.run_here(action, write)
+            except _Busy:
+                return await self._sqlite.run(action, write)
         async with self.engine.connect() as conn:
             trans = await conn.begin()
             try:
@@ -176,7 +191,8 @@ def _upgrade_head(conn: Connection) -> None:
 
 
 class _SqliteThread:
-    """The database thread of an SQLite database and the connection it owns.
+    """The two connections of an SQLite database: the event loop's, and the one the
+    database thread owns.
 
     Jobs go to the thread through a queue and come back to the event loop with
     ``call_soon_threadsafe``: the lightest hand-off there is (``run_in_executor`` adds a
@@ -192,6 +208,29 @@ class _SqliteThread:
         # only ever touched on the database thread
         self._conn: Connection | None = None
         self._raw: sqlite3.Connection | None = None
+        # only ever touched on the event loop's thread
+        self._here: Connection | None = None
+        self._here_raw: sqlite3.Connection | None = None
+
+    def run_here(self, action: Action[T], write: bool) -> T:
+        """Run the transaction on the calling (event loop's) thread if the database is
+        free this instant; :class:`_Busy`, with nothing done, if it is not."""
+        conn, raw = self._here, self._here_raw
+        if conn is None or raw is None or conn.closed or conn.invalidated:
+            if conn is not None:
+                conn.close()
+            conn = self.engine.connect()
+            driver = conn.connection.driver_connection
+            assert isinstance(driver, sqlite3.Connection)
+            driver.execute("PRAGMA busy_timeout=0")
+            self._here, self._here_raw = conn, raw = conn, driver
+        try:
+            raw.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        except sqlite3.OperationalError as exc:
+            if is_transient(exc):
+                raise _Busy() from exc
+            raise
+        return self._run_begun(raw, action, write)
 
     async def run(self, action: Action[T], write: bool) -> T:
         return await self._submit(lambda: self._transaction(action, write))
@@ -209,6 +248,9 @@ class _SqliteThread:
         return await done
 
     async def close(self) -> None:
+        if self._here is not None:
+            self._here.close()
+            self._here = self._here_raw = None
         thread, self._thread = self._thread, None
         if thread is not None:
             self._jobs.put(None)
@@ -247,6 +289,10 @@ class _SqliteThread:
             if is_transient(exc):
                 raise TransientError(str(exc)) from exc
             raise
+        return self._run_begun(raw, action, write)
+
+    def _run_begun(self, raw: sqlite3.Connection, action: Action[T], write: bool) -> T:
+        """Run ``action`` in the transaction ``raw`` has begun, and end it."""
         try:
             result = action(Repository(SqliteRunner(raw, self.prepared), self.queries))
             if write:

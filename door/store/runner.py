@@ -135,14 +135,11 @@ def _translated(exc: DBAPIError) -> Exception:
 # --- SQLite: the compiled text on the sqlite3 connection ----------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Argument:
-    """Where one positional parameter's value comes from, and how it is converted."""
-
-    name: str  # the caller's parameter, or "" for a value fixed in the statement
-    index: int  # the element of an expanded (IN) list, or -1 for a single value
-    constant: object
-    processor: Processor | None
+# Where one positional parameter's value comes from, and how it is converted:
+# (the caller's parameter or "" for a value fixed in the statement, the element of an
+# expanded (IN) list or -1 for a single value, the fixed value, the processor). Plain
+# tuples: every statement of every move unpacks them.
+_Argument = tuple[str, int, object, "Processor | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,11 +180,11 @@ class Prepared:
                 processor = bound_type.dialect_impl(dialect).bind_processor(dialect)
             if key in source and source[key][0] in wanted:
                 name, index = source[key]
-                arguments.append(_Argument(name, index, None, processor))
+                arguments.append((name, index, None, processor))
             elif key in wanted:
-                arguments.append(_Argument(key, -1, None, processor))
+                arguments.append((key, -1, None, processor))
             else:
-                arguments.append(_Argument("", -1, state.parameters[key], processor))
+                arguments.append(("", -1, state.parameters[key], processor))
         results: list[Processor | None] = []
         for column in getattr(statement, "exported_columns", ()):
             impl = column.type.dialect_impl(dialect)
@@ -197,14 +194,15 @@ class Prepared:
     def values(self, params: Params) -> list[object]:
         """The positional values for one call, converted as SQLAlchemy would."""
         out: list[object] = []
-        for arg in self.arguments:
-            if arg.name:
-                value = params[arg.name]
-                if arg.index >= 0:
-                    value = value[arg.index]  # type: ignore[index]
+        append = out.append
+        for name, index, constant, processor in self.arguments:
+            if name:
+                value = params[name]
+                if index >= 0:
+                    value = value[index]  # type: ignore[index]
             else:
-                value = arg.constant
-            out.append(value if arg.processor is None else arg.processor(value))
+                value = constant
+            append(value if processor is None else processor(value))
         return out
 
 

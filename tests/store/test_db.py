@@ -59,19 +59,26 @@ async def test_sqlite_runs_in_wal_with_foreign_keys_and_a_busy_timeout(
     assert got == ["wal", 1, 300, 1]  # synchronous=NORMAL
 
 
-async def test_every_sqlite_transaction_runs_on_one_database_thread_off_the_loop(
-    sqlite_db: Database,
+async def test_a_transaction_runs_on_the_loop_when_free_and_waits_on_the_database_thread(
+    sqlite_db: Database, tmp_path: Path
 ) -> None:
-    seen: set[int] = set()
+    seen: list[int] = []
 
     def where(repo: Repository) -> None:
-        seen.add(threading.get_ident())
+        seen.append(threading.get_ident())
 
-    for _ in range(3):
-        await sqlite_db.run_read(where)
-        await sqlite_db.transact(where)
-    assert len(seen) == 1
-    assert threading.get_ident() not in seen
+    await sqlite_db.run_read(where)
+    await sqlite_db.transact(where)
+    assert seen == [threading.get_ident()] * 2  # the database was free: right here
+    started = threading.Event()
+    holder = threading.Thread(
+        target=hold_write_lock, args=(tmp_path / "d" / "door.sqlite3", 0.1, started)
+    )
+    holder.start()
+    started.wait()
+    await sqlite_db.transact(where)  # another "process" writes: waited out elsewhere
+    holder.join()
+    assert seen[-1] != threading.get_ident()
 
 
 async def test_the_data_dir_is_created_for_a_new_sqlite_file(tmp_path: Path) -> None:
