@@ -152,16 +152,23 @@ class Queries:
     """All of door's statements, built once per database from the ``Table`` objects."""
 
     def __init__(self) -> None:
-        users = self.users = _table(UserRow)
-        keys = self.ssh_keys = _table(SshKeyRow)
-        bbs = self.bbs_identities = _table(BbsIdentityRow)
-        games = self.games = _table(GameRow)
-        seats = self.seats = _table(SeatRow)
-        events = self.game_events = _table(GameEventRow)
-        ratings = self.ratings = _table(RatingRow)
-        p = bindparam
+        self.users = _table(UserRow)
+        self.ssh_keys = _table(SshKeyRow)
+        self.bbs_identities = _table(BbsIdentityRow)
+        self.games = _table(GameRow)
+        self.seats = _table(SeatRow)
+        self.game_events = _table(GameEventRow)
+        self.ratings = _table(RatingRow)
+        self._users_and_keys()
+        self._games_and_seats()
+        self._game_writes()
+        self._log_and_lists()
+        self._ratings()
 
-        # users
+    def _users_and_keys(self) -> None:
+        """Accounts, SSH keys, BBS identities."""
+        users, keys, bbs = self.users, self.ssh_keys, self.bbs_identities
+        p = bindparam
         self.user_by_id = Query("user_by_id", select(users).where(users.c.id == p("id")), _user)
         self.user_by_key = Query(
             "user_by_key", select(users).where(users.c.name_key == p("key")), _user
@@ -211,7 +218,10 @@ class Queries:
             _insert(bbs, "tag", "alias", "alias_key", "user_id", "created_at"),
         )
 
-        # games and seats
+    def _games_and_seats(self) -> None:
+        """Reading games and their seats."""
+        users, games, seats = self.users, self.games, self.seats
+        p = bindparam
         named_seats = select(seats, users.c.name.label("user_name")).outerjoin(
             users, users.c.id == seats.c.user_id
         )
@@ -251,6 +261,11 @@ class Queries:
             ),
             seat_record,
         )
+
+    def _game_writes(self) -> None:
+        """The optimistic lock, seats' changes, and the reads of whole tables."""
+        games, seats = self.games, self.seats
+        p = bindparam
         # the optimistic lock: every changeable column, only over the version read
         self.save_game = _write(
             "save_game",
@@ -315,7 +330,10 @@ class Queries:
             _overdue,
         )
 
-        # the log
+    def _log_and_lists(self) -> None:
+        """The event log, what seats have not seen, and the game lists."""
+        events = self.game_events
+        p = bindparam
         self.insert_events = _write(
             "insert_events",
             _insert(events, "game_id", "seq", "seat", "kind", "payload", "created_at"),
@@ -338,7 +356,10 @@ class Queries:
                         which, with_user, with_kind
                     )
 
-        # ratings
+    def _ratings(self) -> None:
+        """Ratings and the rank listings."""
+        users, ratings = self.users, self.ratings
+        p = bindparam
         self.ratings_of = Query(
             "ratings_of",
             select(ratings).where(
