@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from door.config import Config, LimitsConfig
+from door.games.base import Refusal
 from door.net.base import BaseTerminal, ConnectionSettings
 from door.net.limits import ConnectionLimiter, LoginGuard, ThrottledAccounts, hashing_slots
 from door.net.login import LoginAborted, login_dialogue, printable, register_dialogue
@@ -228,7 +229,7 @@ class App:
         request = terminal.request
         try:
             user = await services.accounts.bbs_user(request.tag, request.alias)
-        except ValueError as exc:
+        except Refusal as exc:
             await terminal.close(f"Sorry: {printable(str(exc))}")
             return
         start = request.start if request.start in known_kinds(services) else None

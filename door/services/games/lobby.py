@@ -6,6 +6,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from door.games.base import Refusal
 from door.services.games.core import Change, GameCore, Loaded
 from door.services.games.model import (
     GameClosedError,
@@ -269,7 +270,7 @@ def _checked(
         raise LobbyError("the turn deadline must be from 1 hour to 30 days (720 hours)")
     try:
         opts = dict(rules.validate_options(n, dict(options)))
-    except ValueError as exc:
+    except Refusal as exc:
         raise LobbyError(str(exc)) from None
     if sum(1 for s in seats if s.kind == "me") > 1:
         raise LobbyError("you can take only one seat")
