@@ -167,8 +167,8 @@ class Database:
         await self.run_sync(_upgrade_head)
 
     async def run_sync(self, work: Callable[[Connection], T]) -> T:
-        """Run ``work`` on a SQLAlchemy ``Connection`` and commit (migrations, checks);
-        on SQLite on the database thread, between transactions."""
+        """Run ``work`` on a SQLAlchemy ``Connection`` and commit (migrations, checks,
+        tests' own SQL); on SQLite on the database thread's connection."""
         if self._sqlite is not None:
             return await self._sqlite.run_sync(work)
         async with self.engine.connect() as conn:

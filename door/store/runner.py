@@ -11,9 +11,11 @@ transaction; there is one per backend:
   text, the order of its parameters and the type processors SQLAlchemy itself would apply
   to each parameter and result column (``ExpandedState.processors``,
   ``TypeEngine.result_processor``), so values are stored and read exactly as SQLAlchemy
-  stores and reads them. Measured on a move's five statements: SQLAlchemy's per-execution
-  overhead was 35-55 µs a statement against 5-7 µs for the compiled text on the driver
-  (bench/commit_moves.py, the move commit's budget is ~300 µs in all).
+  stores and reads them. Measured on a move's statements (a game by id, its seats, the
+  versioned UPDATE, two events' INSERT; one process, prebuilt statements, a busy
+  machine): 33-79 µs each through SQLAlchemy's ``Connection.execute`` against 5-7 µs for
+  the compiled text on the driver, when a whole move may cost about 300 µs
+  (bench/commit_moves.py: ``ratio_vs_sqlite`` ≤ 5).
 
 Both turn a uniqueness violation into :class:`ConflictError` and a lock or serialization
 timeout into :class:`TransientError`, so nothing above sees a driver's exception.
