@@ -35,7 +35,19 @@ if _FILE:
             t1 = _clock()
             _count[0] += 1
             if t1 - t0 > 0.001:
-                _long.append((t1, t1 - t0, repr(self)[:160] if t1 - t0 > 0.05 else ""))
+                _long.append((t1, t1 - t0, _what(self) if t1 - t0 > 0.05 else ""))
+
+    def _what(handle: asyncio.events.Handle) -> str:
+        """The callback, and for a task's step the coroutine it ran (where it is now)."""
+        task = getattr(getattr(handle, "_callback", None), "__self__", None)
+        coro = task.get_coro() if isinstance(task, asyncio.Task) else None
+        if coro is None:
+            return repr(handle)[:160]
+        frame, names = coro, []
+        while frame is not None and len(names) < 6:
+            names.append(getattr(frame, "__qualname__", type(frame).__name__))
+            frame = getattr(frame, "cr_await", None)
+        return " > ".join(names)[:300]
 
     asyncio.events.Handle._run = _timed_run  # type: ignore[method-assign]
 
