@@ -17,6 +17,7 @@ from door.games.base import (
     IllegalMoveError,
     InvalidMoveError,
     Outcome,
+    Refusal,
 )
 
 __all__ = ["AmbiguousMoveError", "NimRules", "NimState"]
@@ -47,10 +48,10 @@ class NimRules:
         opts = {**self.default_options(), **options}
         unknown = set(opts) - {"heap"}
         if unknown:
-            raise ValueError(f"unknown option(s): {', '.join(sorted(unknown))}")
+            raise Refusal(f"unknown option(s): {', '.join(sorted(unknown))}")
         heap = opts["heap"]
         if not isinstance(heap, int) or isinstance(heap, bool) or not 1 <= heap <= 100:
-            raise ValueError("the heap must be 1 to 100 stones")
+            raise Refusal("the heap must be 1 to 100 stones")
         return opts
 
     def new_game(self, seats: int, options: Mapping[str, Any]) -> NimState:

@@ -14,7 +14,8 @@ import secrets
 from collections.abc import Mapping
 
 from door.services.clock import Clock
-from door.services.games.core import AfterCommit, GameCache, GameCore
+from door.services.games.cache import GameCache
+from door.services.games.core import AfterCommit, GameCore
 from door.services.games.deadlines import TIMEOUTS_TO_FORFEIT, Deadlines
 from door.services.games.history import History
 from door.services.games.lobby import (

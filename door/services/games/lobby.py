@@ -7,7 +7,8 @@ from datetime import datetime
 from typing import Any
 
 from door.games.base import Refusal
-from door.services.games.core import Change, GameCore, Loaded
+from door.services.games.cache import Loaded
+from door.services.games.core import Change, GameCore
 from door.services.games.model import (
     GameClosedError,
     GameInfo,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from door.games.base import InvalidMoveError
-from door.services.games.core import Change, GameCore, Loaded, Unconfirmed
+from door.services.games.cache import Loaded
+from door.services.games.core import Change, GameCore, Unconfirmed
 from door.services.games.lobby import Lobby
 from door.services.games.model import GameSnapshot, NotYourTurnError, StaleVersionError
 from door.services.games.notices import GameNotices
