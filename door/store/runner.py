@@ -237,7 +237,7 @@ class PreparedStatements:
 
 
 class SqliteRunner:
-    """Queries on the sqlite3 connection of the database thread."""
+    """Queries on one of the sqlite3 connections (the event loop's or the database thread's)."""
 
     __slots__ = ("prepared", "raw")
 

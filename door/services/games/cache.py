@@ -46,8 +46,8 @@ class GameCache:
     the least recently used forgotten first (see the module docstring).
 
     Built once per process by :func:`door.services.build_services`. Used inside
-    transactions (on SQLite all on the database thread; the lock is for PostgreSQL's and
-    the tests' event loops).
+    transactions, which on SQLite run on the event loop's thread or on the database
+    thread (hence the lock).
     """
 
     def __init__(self, size: int = GAME_CACHE_SIZE) -> None:
