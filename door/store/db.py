@@ -79,7 +79,6 @@ class Database:
         parsed = make_url(url)
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         self.queries = Queries()
-        self.busy_timeout_ms = busy_timeout_ms
         self._sqlite: _SqliteThread | None = None
         self._engine: AsyncEngine | None = None
         if self.is_sqlite:

@@ -12,7 +12,7 @@ is the one database error a service is expected to handle.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TypeVar
 
@@ -54,9 +54,6 @@ class Repository:
     def user_by_key(self, key: str) -> UserRecord | None:
         """The user whose casefolded name is ``key``."""
         return _first(self._run.rows(self._q.user_by_key, {"key": key}))
-
-    def user_names(self, ids: Iterable[int]) -> dict[int, str]:
-        return {u.id: u.name for u in (self.user(i) for i in set(ids)) if u is not None}
 
     def insert_user(
         self,
