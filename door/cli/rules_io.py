@@ -8,9 +8,16 @@ in a batch (exit status 1, the batch goes on) or a line on standard error (statu
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+from door.games.base import GameRules
+
+if TYPE_CHECKING:
+    # argparse's sub-parser action is generic only to the type checker
+    SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 Answer = Callable[[str], list[str]]
 """The lines that answer one input (a position); ``ValueError`` if it cannot be read."""
@@ -52,7 +59,7 @@ def usage_error(command: str, message: str) -> int:
     return 2
 
 
-def final_scores(rules: Any, state: Any, out: TextIO) -> int:
+def final_scores(rules: GameRules[Any, Any, Any], state: Any, out: TextIO) -> int:
     """End a self-play: ``final scores: a,b,...`` from the finished game's outcome; 0."""
     outcome = rules.outcome(state)
     assert outcome is not None, "self-play stopped before the game ended"
@@ -60,7 +67,7 @@ def final_scores(rules: Any, state: Any, out: TextIO) -> int:
     return 0
 
 
-def add_game(games: Any, name: str, help_text: str) -> Any:
+def add_game(games: SubParsers, name: str, help_text: str) -> SubParsers:
     """Add ``door rules <name>`` to the ``games`` sub-parsers; its own sub-parsers (the
     actions, one of which is required) are returned."""
     parser = games.add_parser(name, help=help_text)

@@ -10,6 +10,7 @@ from door.games.base import Refusal
 from door.services.games.cache import Loaded
 from door.services.games.core import Change, GameCore
 from door.services.games.model import (
+    AnyRules,
     GameClosedError,
     GameInfo,
     GameSnapshot,
@@ -255,7 +256,7 @@ class Lobby:
 
 
 def _checked(
-    rules: Any, options: dict[str, Any], seats: list[SeatSpec], deadline_hours: int
+    rules: AnyRules, options: dict[str, Any], seats: list[SeatSpec], deadline_hours: int
 ) -> dict[str, Any]:
     """The complete options of a game to begin; ``LobbyError`` says what is wrong."""
     n = len(seats)
