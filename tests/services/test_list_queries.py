@@ -12,7 +12,6 @@ import sqlite3
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,9 +19,9 @@ from door.services.accounts import Accounts, User
 from door.services.clock import FakeClock
 from door.services.games import GameService, SeatSpec
 from door.services.notify import LocalHub
+from door.store.db import Database
 from door.store.records import GameRecord, RatingRecord, SeatRecord
 from door.store.repository import Repository
-from door.store.db import Database
 from tests.services.nim import NimRules
 from tests.store import dbutil
 
@@ -213,7 +212,8 @@ async def test_seat_activity_counts_what_each_seat_has_not_seen_of_its_game(
                     if s.user_id != user or s.kind not in ("user", "bot"):
                         continue
                     unseen = [e for e in repo.events(gid) if e.seq > s.last_seen_seq]
-                    moves = sum(1 for e in unseen if e.kind == "move" and e.seat not in (None, s.seat))
+                    others = (None, s.seat)
+                    moves = sum(1 for e in unseen if e.kind == "move" and e.seat not in others)
                     g = by_id[gid]
                     want.append((gid, s.seat, s.last_seen_seq, g.status, g.to_act, g.last_seq,
                                  moves, len(unseen)))  # fmt: skip

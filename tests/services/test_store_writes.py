@@ -71,7 +71,9 @@ async def test_an_event_number_taken_already_is_a_conflict_and_writes_nothing(
     clash = [NewEvent(None, "system", {"action": "x"})] * 2
     with pytest.raises(ConflictError):
         await db.transact(
-            lambda repo: repo.append_events(snap.info.id, snap.info.last_seq, clash, datetime.now(UTC))
+            lambda repo: repo.append_events(
+                snap.info.id, snap.info.last_seq, clash, datetime.now(UTC)
+            )
         )
     assert len(await games.events(snap.info.id)) == snap.info.last_seq
 
@@ -86,7 +88,8 @@ async def test_saving_a_game_at_its_version_writes_it_with_the_next_version(
         status="finished", finished_at=clock.now(),
         outcome={"winners": [0], "extra": {"é": [1.5, None]}},
     )  # fmt: skip
-    assert await db.transact(lambda repo: repo.save_game(changed, before.version, before.snapshot)) is True
+    saved = await db.transact(lambda repo: repo.save_game(changed, before.version, before.snapshot))
+    assert saved is True
     assert await game_record(db, snap.info.id) == replace(changed, version=before.version + 1)
 
 
@@ -96,14 +99,17 @@ async def test_saving_a_game_at_a_stale_version_changes_nothing(
     snap = await two_player_game(games, alice, bob)
     before = await game_record(db, snap.info.id)
     lost = replace(before, summary="lost")
-    assert await db.transact(lambda repo: repo.save_game(lost, before.version - 1, before.snapshot)) is False
+    stale = before.version - 1
+    assert await db.transact(lambda repo: repo.save_game(lost, stale, before.snapshot)) is False
     assert await game_record(db, snap.info.id) == before
 
 
 async def test_a_game_and_its_mixed_seats_read_back_with_the_seated_names(
     db: Database, games: GameService, alice: User, bob: User, carol: User
 ) -> None:
-    specs = [SeatSpec("me"), SeatSpec("open"), SeatSpec("user", "Carol"), SeatSpec("bot", "nim-bot")]
+    specs = [
+        SeatSpec("me"), SeatSpec("open"), SeatSpec("user", "Carol"), SeatSpec("bot", "nim-bot")
+    ]
     info = await games.begin(alice.id, "nim", {}, specs)
     await games.join(info.id, bob.id)
     seats = await db.run_read(lambda repo: repo.seats(info.id))
@@ -165,7 +171,9 @@ def roundtrip_db(tmp_path_factory: pytest.TempPathFactory) -> Any:
     loop.close()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     payload=JSON_VALUES,
     when=st.datetimes(datetime(2, 1, 1), datetime(9998, 12, 31), timezones=ZONES),
