@@ -19,6 +19,17 @@ from door.store.repository import Repository
 from tests.store import dbutil
 
 
+def head_revision() -> str:
+    """The newest migration's revision id (what an upgraded database records)."""
+    from alembic.script import ScriptDirectory
+
+    from door.store.migrate import alembic_config
+
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None
+    return head
+
+
 @pytest.fixture
 async def sqlite_db(tmp_path: Path) -> AsyncIterator[Database]:
     db = Database(dbutil.sqlite_url(tmp_path / "d" / "door.sqlite3"), busy_timeout_ms=300)
