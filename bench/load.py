@@ -80,6 +80,18 @@ def stall_figures(
     }
 
 
+def gc_figures(pauses: list[list[Any]], s_t0: float, s_t1: float) -> dict[str, Any]:
+    """The garbage collector's pauses over 5 ms in the steady window: how many, the
+    longest, and the generation of the longest (a pause stops the loop too)."""
+    steady = [(took, gen) for at, took, gen in pauses if s_t0 <= at < s_t1]
+    longest = max(steady, default=(0.0, None))
+    return {
+        "gc_pauses_over_5ms": len(steady),
+        "gc_pause_max_ms": round(longest[0] * 1000, 1),
+        "gc_pause_max_generation": longest[1],
+    }
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(args.seed)
     players_n = args.telnet + args.ssh
@@ -243,6 +255,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         # (bench/stallwatch/sitecustomize.py): how long nobody else could be served;
         # in the steady window, and from the first login to the end of the burst
         **stall_figures(stalls["long"], s_t0, s_t1, ramp_t0, b_t1),
+        **gc_figures(stalls.get("gc", []), s_t0, s_t1),
         "load_avg_at_start": round(load_before, 2),
         "cpus": os.cpu_count(),
     }
@@ -253,6 +266,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     print("latency by screen and key (all phases): count p50 p99 ms")
     for label, values in sorted(by_key.items(), key=lambda kv: -len(kv[1])):
         print(f"  {label:<16} {len(values):>6} {pct(values, 50):>8.1f} {pct(values, 99):>8.1f}")
+    for at, walked, kinds in stalls.get("census", []):  # DOOR_GC_CENSUS=1 only
+        print(f"middle-generation pass at {at - s_t0:+.0f}s walks {walked} objects: "
+              + ", ".join(f"{k} {n}" for k, n in kinds))
     worst = sorted((x for x in stalls["long"] if ramp_t0 <= x[0] < b_t1), key=lambda x: -x[1])
     if worst:
         print("longest event-loop callbacks after the first login (ms, what):")

@@ -5,6 +5,7 @@
 ``data_received``, a timer) is timed; a callback's duration is exactly how long the loop
 could serve nobody else. When the server exits, the file gets JSON: the number of
 callbacks, and ``[end, seconds, what]`` for each that ran longer than a millisecond
+and ``[end, seconds, generation]`` for each garbage collection that took over 5 ms
 (``end`` on ``time.monotonic()``, the system-wide clock the benchmark reads too, so it
 can pick the steady window). The timing costs two clock reads a callback, the same for
 any version of door.
@@ -51,8 +52,47 @@ if _FILE:
 
     asyncio.events.Handle._run = _timed_run  # type: ignore[method-assign]
 
+    import gc
+
+    _gc: list[tuple[float, float, int]] = []  # [end, seconds, generation] over 5 ms
+    _gc_start = [0.0]
+
+    def _gc_timer(phase: str, info: dict[str, int]) -> None:
+        # a collection stops every thread, the loop's included: these are the pauses
+        # that show up as a long callback of whatever allocated last
+        now = _clock()
+        if phase == "start":
+            _gc_start[0] = now
+        elif now - _gc_start[0] > 0.005:
+            _gc.append((now, now - _gc_start[0], info.get("generation", -1)))
+
+    gc.callbacks.append(_gc_timer)
+
+    if os.environ.get("DOOR_GC_CENSUS"):
+        # what a middle-generation pass has to walk, by type (a diagnosis aid: slow)
+        from collections import Counter
+
+        _census: list[tuple[float, int, list[tuple[str, int]]]] = []
+        _last = [0.0]
+
+        def _gc_census(phase: str, info: dict[str, int]) -> None:
+            if phase != "start" or info.get("generation") != 1:
+                return
+            now = _clock()
+            if now - _last[0] < 10.0:
+                return
+            _last[0] = now
+            objs = gc.get_objects(0) + gc.get_objects(1)
+            kinds = Counter(type(o).__qualname__ for o in objs)
+            _census.append((now, len(objs), kinds.most_common(15)))
+
+        gc.callbacks.append(_gc_census)
+        _gc_extra = _census
+    else:
+        _gc_extra = []
+
     def _write() -> None:
         with open(_FILE, "w", encoding="utf-8") as out:
-            json.dump({"callbacks": _count[0], "long": _long}, out)
+            json.dump({"callbacks": _count[0], "long": _long, "gc": _gc, "census": _gc_extra}, out)
 
     atexit.register(_write)
