@@ -11,6 +11,7 @@ import contextlib
 import logging
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from door.services.accounts import Accounts
@@ -19,6 +20,7 @@ from door.services.games import GameCache, GameService
 from door.services.notify import Hub, LocalHub, PgHub
 from door.services.ratings import Ratings
 from door.store.db import Database
+from door.store.files import database_files, tighten, wide_modes
 
 if TYPE_CHECKING:
     from door.config import Config
@@ -73,6 +75,19 @@ class Services:
         await self.db.dispose()
 
 
+def keep_private(path: Path) -> None:
+    """Narrow the SQLite file and its side files to 0600 if others may read them (they
+    hold password hashes; door is their only user), and warn of a folder that others may
+    enter (not changed: it may be one the sysop shares on purpose)."""
+    for wide in tighten(database_files(path)):
+        log.warning(
+            "%s could be read by other users (mode %04o); door made it 0600",
+            wide.path, wide.mode,
+        )
+    for wide in wide_modes([], [path.parent]):
+        log.warning("%s", wide.advice())
+
+
 async def build_services(
     config: Config,
     *,
@@ -81,11 +96,24 @@ async def build_services(
     start_background: bool = True,
 ) -> Services:
     """Open the database (upgrading it if configured to), build every service, and —
-    with ``start_background`` — start the deadline sweeper and the bots."""
+    with ``start_background`` — start the deadline sweeper and the bots.
+
+    The database is looked at first (:meth:`Database.verify`: SQLite's ``quick_check``,
+    the schema): a damaged or unusable one raises
+    :class:`~door.store.health.DatabaseUnusableError` and nothing starts. Database files
+    that other users may read are made private (0600), and said so in the log.
+    """
     from door.games.registry import build_registry
 
     clock = clock or SystemClock()
     db = Database(config.database_url, busy_timeout_ms=config.database.busy_timeout_ms)
+    try:
+        await db.verify(upgrading=config.database.auto_upgrade)
+    except BaseException:
+        await db.dispose()
+        raise
+    if db.path is not None:
+        keep_private(db.path)
     if config.database.auto_upgrade:
         await db.upgrade()
     hub: LocalHub
