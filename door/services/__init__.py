@@ -19,8 +19,9 @@ from door.services.clock import Clock, SystemClock
 from door.services.games import GameCache, GameService
 from door.services.notify import Hub, LocalHub, PgHub
 from door.services.ratings import Ratings
-from door.store.db import Database
+from door.store.db import Database, DatabaseFailure
 from door.store.files import database_files, tighten, wide_modes
+from door.store.retry import Backoff
 
 if TYPE_CHECKING:
     from door.config import Config
@@ -40,6 +41,9 @@ class Services:
     clock: Clock
     bots: Any | None = None
     sweep_interval_s: float = 60.0
+    sweep_backoff: Backoff = field(default_factory=lambda: Backoff(first_s=0.5, max_s=10.0))
+    """How soon a sweep the database could not save is tried again (at most every
+    ``sweep_interval_s``); at once when a write succeeds again."""
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
     def start_sweeper(self) -> None:
@@ -47,16 +51,33 @@ class Services:
         self._tasks.append(asyncio.create_task(self._sweep_loop(), name="door-deadline-sweeper"))
 
     async def _sweep_loop(self) -> None:
-        while True:
-            try:
-                n = await self.games.sweep_deadlines()
-                if n:
-                    log.info("applied %d turn timeout(s)", n)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # keep sweeping: one bad game must not stop the rest
-                log.exception("deadline sweep failed")
-            await asyncio.sleep(self.sweep_interval_s)
+        recovered = asyncio.Event()
+        stop_listening = self.db.health.on_recovered(recovered.set)
+        failures = 0
+        try:
+            while True:
+                wait = self.sweep_interval_s
+                try:
+                    n = await self.games.sweep_deadlines()
+                    failures = 0
+                    if n:
+                        log.info("applied %d turn timeout(s)", n)
+                except asyncio.CancelledError:
+                    raise
+                except DatabaseFailure as exc:  # the disk full, the server gone: soon again
+                    failures += 1
+                    wait = min(wait, self.sweep_backoff.delay(failures))
+                    log.warning("deadline sweep: %s; again in %.1f s", exc, wait)
+                except Exception:  # keep sweeping: one bad game must not stop the rest
+                    log.exception("deadline sweep failed")
+                recovered.clear()
+                if failures:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(recovered.wait(), wait)
+                else:
+                    await asyncio.sleep(wait)
+        finally:
+            stop_listening()
 
     async def close(self) -> None:
         """Stop the bots and the sweeper, then close the database."""

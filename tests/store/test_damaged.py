@@ -19,10 +19,9 @@ from pathlib import Path
 import pytest
 
 from door.cli import main
-from door.config import Config, DatabaseConfig, GamesConfig
+from door.config import Config, GamesConfig
 from door.services import build_services
 from door.store.db import Database
-from door.store.health import DatabaseUnusableError
 from tests.store import dbutil
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -198,6 +197,8 @@ def test_serve_refuses_a_schema_from_a_newer_door(tmp_path: Path) -> None:
 async def test_an_old_schema_without_auto_upgrade_says_to_run_door_db_upgrade(
     tmp_path: Path,
 ) -> None:
+    from door.store.health import DatabaseUnusableError
+
     db = Database(dbutil.sqlite_url(tmp_path / "door.sqlite3"))
     try:
         with pytest.raises(DatabaseUnusableError, match="door db upgrade"):
