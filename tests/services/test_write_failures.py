@@ -15,6 +15,8 @@ import asyncio
 import random
 import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -28,7 +30,9 @@ from door.services.games import GameService, GameSnapshot, SeatSpec
 from door.services.notify import LocalHub
 from door.services.ratings import Ratings
 from door.store.db import Database, DatabaseWriteError
+from door.store.repository import Repository
 from door.store.retry import Backoff, RetryPolicy
+from tests.services.nim import NimRules
 from tests.store import dbutil
 
 ROOMY = 1073741823  # SQLite's default max_page_count
@@ -160,3 +164,81 @@ async def test_the_bots_games_resume_within_seconds_of_space_returning_without_a
         assert not db.health.failing
     finally:
         await services.close()
+
+
+async def test_the_deadline_sweeper_applies_the_timeouts_it_could_not_save_soon_after(
+    db: Database,
+) -> None:
+    clock = FakeClock()
+    hub = LocalHub()
+    games = GameService(db, {"nim": NimRules()}, hub, clock, random.Random(9))
+    accounts = Accounts(db, clock)
+    ann = await accounts.register("Ann", "ann-pw-1")
+    ben = await accounts.register("Ben", "ben-pw-1")
+    # more timeouts than the last page can hold: some must wait for room
+    for _ in range(60):
+        info = await games.begin(
+            ann.id, "nim", {}, [SeatSpec("me"), SeatSpec("user", "Ben")], deadline_hours=1
+        )
+        await games.join(info.id, ben.id)
+    clock.advance(timedelta(hours=2))
+    services = Services(
+        db=db, accounts=accounts, games=games, ratings=Ratings(db), hub=hub, clock=clock,
+        sweep_interval_s=3600,  # only the failure handling can sweep again this soon
+    )  # fmt: skip
+    await fill_up(db)
+
+    async def overdue() -> int:
+        now = clock.now()
+        return len(await db.run_read(lambda repo: repo.overdue_games(now)))
+
+    services.start_sweeper()
+    try:
+        end = time.monotonic() + 30
+        while not db.health.failing:
+            assert time.monotonic() < end, "the timeouts never filled the database"
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(1.0)  # long past the database's own retries
+        assert 0 < await overdue() < 60
+        await make_room(db)
+        start = time.monotonic()
+        while await overdue():
+            assert time.monotonic() - start < RESUME_WITHIN_S, "the sweeper did not come back"
+            await asyncio.sleep(0.05)
+    finally:
+        await services.close()
+
+
+async def test_postgresql_a_transaction_whose_connection_is_cut_is_run_again_whole(
+    pg_url: str, pg_template: str
+) -> None:
+    name = pg_template
+    db = Database(
+        dbutil.pg_database_url(pg_url, name),
+        retry=RetryPolicy(failed=Backoff(first_s=0.01, max_s=0.02, tries=3)),
+    )
+    try:
+        await dbutil.truncate_all(db)
+        ann = await Accounts(db, FakeClock()).register("Ann", "ann-pw-1")
+        tries: list[int] = []
+        cut = (
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            f"WHERE datname = '{name}' AND pid <> pg_backend_pid()"
+        )
+
+        def action(repo: Repository) -> str:
+            tries.append(1)
+            if len(tries) == 1:  # the server ends this transaction's connection under it
+                dbutil.run_blocking(lambda: dbutil._admin(pg_url, cut))
+            user = repo.user(ann.id)
+            assert user is not None
+            repo.save_user(replace(user, is_sysop=True))
+            return user.name
+
+        assert await db.transact(action) == "Ann"
+        assert len(tries) == 2
+        assert not db.health.failing
+        again = await Accounts(db, FakeClock()).by_name("Ann")
+        assert again is not None and again.is_sysop  # written once, whole
+    finally:
+        await db.dispose()
