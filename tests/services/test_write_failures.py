@@ -23,23 +23,25 @@ import pytest
 
 from door.games.registry import build_registry
 from door.services import Services
-from door.services.accounts import Accounts
+from door.services.accounts import Accounts, User
 from door.services.bots import BotBrains, BotRunner
 from door.services.clock import FakeClock, SystemClock
 from door.services.games import GameService, GameSnapshot, SeatSpec
 from door.services.notify import LocalHub
 from door.services.ratings import Ratings
+from door.session import run_session
 from door.store.db import Database, DatabaseWriteError
 from door.store.repository import Repository
 from door.store.retry import Backoff, RetryPolicy
 from tests.services.nim import NimRules
 from tests.store import dbutil
+from tests.ui.faketerm import FakeTerminal
 
 ROOMY = 1073741823  # SQLite's default max_page_count
 RESUME_WITHIN_S = 5.0
 
 
-async def fill_up(db: Database) -> None:
+async def fill_up(*, db: Database) -> None:
     """No page may be added from now on (the cap cannot go below the current size)."""
     await db.sqlite_pragma("max_page_count = 1")
 
@@ -65,13 +67,11 @@ def to_act_user(snap: GameSnapshot) -> int:
     return seat.user_id
 
 
-async def test_a_move_the_full_disk_cannot_save_says_try_again_and_saves_nothing(
-    db: Database,
-) -> None:
-    games = GameService(db, build_registry(), LocalHub(), FakeClock(), random.Random(3))
-    accounts = Accounts(db, games.clock)
-    ann = await accounts.register("Ann", "ann-pw-1")
-    ben = await accounts.register("Ben", "ben-pw-1")
+async def play_until_refused(
+    games: GameService, ann: User, ben: User
+) -> tuple[int, GameSnapshot, str, DatabaseWriteError]:
+    """Ann and Ben play backgammon on a database that may not grow, until a move cannot
+    be saved: (the game, the game before that move, the move, the refusal)."""
     rules = games.registry["backgammon"]
 
     async def new_game() -> int:
@@ -82,8 +82,7 @@ async def test_a_move_the_full_disk_cannot_save_says_try_again_and_saves_nothing
         return info.id
 
     game_id = await new_game()
-    await fill_up(db)
-    refused: DatabaseWriteError | None = None
+    await fill_up(db=games.db)
     for _ in range(2000):  # people play on until the last page is full
         before = await games.get(game_id)
         if before.info.status == "finished":
@@ -93,9 +92,19 @@ async def test_a_move_the_full_disk_cannot_save_says_try_again_and_saves_nothing
         try:
             await games.submit(game_id, to_act_user(before), move, before.info.version)
         except DatabaseWriteError as exc:
-            refused = exc
-            break
-    assert refused is not None, "the database never filled up"
+            return game_id, before, move, exc
+    raise AssertionError("the database never filled up")
+
+
+async def test_a_move_the_full_disk_cannot_save_says_try_again_and_saves_nothing(
+    db: Database,
+) -> None:
+    games = GameService(db, build_registry(), LocalHub(), FakeClock(), random.Random(3))
+    accounts = Accounts(db, games.clock)
+    ann = await accounts.register("Ann", "ann-pw-1")
+    ben = await accounts.register("Ben", "ben-pw-1")
+    rules = games.registry["backgammon"]
+    game_id, before, move, refused = await play_until_refused(games, ann, ben)
     assert str(refused) == "the server could not save that — try again"
 
     # nothing of the refused move was saved: same version, same log, same position
@@ -110,6 +119,43 @@ async def test_a_move_the_full_disk_cannot_save_says_try_again_and_saves_nothing
     await make_room(db)
     done = await games.submit(game_id, to_act_user(before), move, before.info.version)
     assert done.info.version == before.info.version + 1
+
+
+async def test_the_player_is_told_the_server_could_not_save_and_can_send_it_again(
+    db: Database,
+) -> None:
+    clock = FakeClock()
+    hub = LocalHub()
+    services = Services(
+        db=db, accounts=Accounts(db, clock),
+        games=GameService(db, build_registry(), hub, clock, random.Random(3)),
+        ratings=Ratings(db), hub=hub, clock=clock,
+    )  # fmt: skip
+    ann = await services.accounts.register("Ann", "ann-pw-1")
+    ben = await services.accounts.register("Ben", "ben-pw-1")
+    game_id, before, move, _ = await play_until_refused(services.games, ann, ben)
+    mover = await services.accounts.get(to_act_user(before))
+    term = FakeTerminal(width=80, height=24, encoding="utf-8", colors=16)
+    session = asyncio.create_task(run_session(term, services, mover, start=f"game:{game_id}"))
+    try:
+        await term.settle()
+        term.type(":")
+        term.type_each(move)
+        term.press("enter")
+        await term.settle()
+        assert "the server could not save that — try again" in term.display_text()
+        assert (await services.games.get(game_id)).info.version == before.info.version
+
+        await make_room(db)
+        term.press("enter")  # the same play, sent again
+        await term.settle()
+        assert (await services.games.get(game_id)).info.version == before.info.version + 1
+        moves = [e for e in await services.games.events(game_id) if e.kind == "move"]
+        assert moves[-1].payload["move"] == move
+    finally:
+        term.hangup()
+        await asyncio.wait_for(session, 5)
+        await services.close()
 
 
 async def bots_progress(games: GameService, ids: list[int]) -> int:
@@ -143,7 +189,7 @@ async def test_the_bots_games_resume_within_seconds_of_space_returning_without_a
                 [SeatSpec("bot", "spectrangle-greedy"), SeatSpec("bot", "spectrangle-strong")],
             )  # fmt: skip
             ids.append(info.id)
-        await fill_up(db)
+        await fill_up(db=db)
         end = time.monotonic() + 60
         while not db.health.failing:
             assert time.monotonic() < end, "the bots never filled the database"
@@ -186,7 +232,7 @@ async def test_the_deadline_sweeper_applies_the_timeouts_it_could_not_save_soon_
         db=db, accounts=accounts, games=games, ratings=Ratings(db), hub=hub, clock=clock,
         sweep_interval_s=3600,  # only the failure handling can sweep again this soon
     )  # fmt: skip
-    await fill_up(db)
+    await fill_up(db=db)
 
     async def overdue() -> int:
         now = clock.now()
