@@ -29,6 +29,15 @@ The services write a transaction as a plain synchronous function of a
   the event loop's thread, and every statement awaits the server without blocking the
   loop (the function's own Python, the rules' included, does run on the loop: a move's
   rules take tens of microseconds, bench/backgammon_moves.py).
+
+When the database cannot do a transaction for a reason that may pass, the whole
+transaction (all or nothing) is run again as :class:`~door.store.retry.RetryPolicy` says:
+locked (``TransientError``) a few times quickly, then :class:`DatabaseBusyError`; unable
+to write (the disk full, an I/O error, the server's connection lost: ``StorageError``) a
+few times within about a second, then :class:`DatabaseWriteError` ("the server could not
+save that — try again"). :attr:`Database.health` tells whoever waits (the bots, the
+deadline sweeper) when a write succeeds again. :meth:`Database.verify` looks at the
+database once at start-up (``quick_check``, the schema; ``door/store/health.py``).
 """
 
 from __future__ import annotations
