@@ -5,6 +5,7 @@ file, a schema from a newer door, an unreachable PostgreSQL server."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import os
 import random
@@ -220,3 +221,22 @@ def test_serve_says_clearly_when_the_postgresql_server_cannot_be_reached(
     result = serve(data, "--config", str(config))
     assert_refused(result, "cannot use the database postgresql+asyncpg://door:***@127.0.0.1:9/door")
     assert "secret" not in result.stderr
+
+
+async def test_postgresql_a_schema_from_a_newer_door_is_refused(pg_url: str) -> None:
+    from sqlalchemy import text
+
+    from door.store.health import DatabaseUnusableError
+
+    name = await asyncio.to_thread(dbutil.make_pg_template, pg_url, "door_t14_newer_schema")
+    url = dbutil.pg_database_url(pg_url, name)
+    db = Database(url)
+    try:
+        await db.run_sync(
+            lambda c: c.execute(text("UPDATE alembic_version SET version_num = 'f00dfeedbeef'"))
+        )
+        with pytest.raises(DatabaseUnusableError, match="newer than this door knows"):
+            await db.verify()
+    finally:
+        await db.dispose()
+        await dbutil.drop_pg(pg_url, url)
