@@ -238,9 +238,14 @@ class Database:
     async def _run(self, action: Action[T], *, write: bool) -> T:
         if self._sqlite is not None:
             try:
-                return self._sqlite.run_here(action, write)
-            except _Busy:
-                return await self._sqlite.run(action, write)
+                try:
+                    return self._sqlite.run_here(action, write)
+                except _Busy:
+                    return await self._sqlite.run(action, write)
+            except DBAPIError as exc:  # e.g. no room for a new connection's -wal file
+                if is_storage_failure(exc):
+                    raise StorageError(str(exc.orig)) from exc
+                raise
         try:
             async with self.engine.connect() as conn:
                 trans = await conn.begin()
