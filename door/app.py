@@ -107,8 +107,9 @@ class App:
         limits = cfg.limits
         if self.services is None:
             from door.services import build_services
+            from door.store.files import make_private_dir
 
-            cfg.data_dir.mkdir(parents=True, exist_ok=True)
+            make_private_dir(cfg.data_dir)  # 0700 when made here: it holds the secrets
             self.services = await build_services(cfg)
         self.accounts = ThrottledAccounts(
             self.services.accounts, hashing_slots(limits.login_concurrency)

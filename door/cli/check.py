@@ -1,4 +1,10 @@
-"""``door check``: replay every game's log through the rules and compare with its snapshot."""
+"""``door check``: the database's health and every game's log against its snapshot.
+
+First the files: the data folder, the SQLite file and its side files, the SSH host key;
+any that other users may read is a warning with the ``chmod`` that fixes it. Then the
+database itself (SQLite's ``quick_check``, the schema), then each game replayed through
+the rules and compared with its snapshot.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,9 @@ import asyncio
 import sys
 from typing import Any
 
-from door.cli.db import database_for, load
+from door.cli.db import load, open_database, sqlite_path
+from door.store.files import database_files, wide_modes
+from door.store.health import DatabaseUnusableError
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -24,8 +32,13 @@ def run(args: argparse.Namespace) -> int:
     config = load(args, "door check")
     if config is None:
         return 2
+    for line in permission_warnings(config):
+        print(f"door check: warning: {line}", file=sys.stderr)
     try:
         checked, problems = asyncio.run(check_all(config))
+    except DatabaseUnusableError as exc:  # damaged, not a database, no tables, …
+        print(f"door check: {exc}", file=sys.stderr)
+        return 2
     except Exception as exc:  # e.g. no database, no tables: one clear line
         print(f"door check: cannot read the database: {exc}", file=sys.stderr)
         return 2
@@ -39,6 +52,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def permission_warnings(config: Any) -> list[str]:
+    """A line for each of door's files and folders that other users may read."""
+    from door.net.ssh import HOST_KEY_NAME
+
+    files = [config.data_dir / HOST_KEY_NAME]
+    folders = [config.data_dir]
+    path = sqlite_path(config)
+    if path is not None:
+        files[:0] = database_files(path)
+        if path.parent.resolve() != config.data_dir.resolve():
+            folders.append(path.parent)
+    return [wide.advice() for wide in wide_modes(files, folders)]
+
+
 async def check_all(config: Any) -> tuple[int, list[str]]:
     """(games checked, a line for each mismatch)."""
     from door.games.registry import build_registry
@@ -46,7 +73,7 @@ async def check_all(config: Any) -> tuple[int, list[str]]:
     from door.services.games import GameService
     from door.services.notify import LocalHub
 
-    db = database_for(config)
+    db = await open_database(config, upgrading=False)
     try:
         games = GameService(db, build_registry(), LocalHub(), SystemClock())
         ids = await games.game_ids()

@@ -11,6 +11,7 @@ from typing import Any
 
 from door.config import Config, load_config
 from door.store.db import Database
+from door.store.files import create_private_file, make_private_dir
 
 
 def place_options() -> argparse.ArgumentParser:
@@ -63,6 +64,21 @@ def database_for(config: Config) -> Database:
     return Database(config.database_url, busy_timeout_ms=config.database.busy_timeout_ms)
 
 
+async def open_database(config: Config, *, upgrading: bool | None = None) -> Database:
+    """The configured database, looked at first (``Database.verify``: SQLite's
+    ``quick_check``, the schema); ``DatabaseUnusableError`` says why it cannot be used.
+    ``upgrading``: whether the command will upgrade it (default: ``auto_upgrade``)."""
+    db = database_for(config)
+    try:
+        await db.verify(
+            upgrading=config.database.auto_upgrade if upgrading is None else upgrading
+        )
+    except BaseException:
+        await db.dispose()
+        raise
+    return db
+
+
 def sqlite_path(config: Config) -> Path | None:
     """The SQLite file of this configuration, or None for another database."""
     url = config.database_url
@@ -78,7 +94,7 @@ def run_upgrade(args: argparse.Namespace) -> int:
         return 2
 
     async def go() -> None:
-        db = database_for(config)
+        db = await open_database(config, upgrading=True)
         try:
             await db.upgrade()
         finally:
@@ -114,11 +130,11 @@ def run_backup(args: argparse.Namespace) -> int:
     if not source.is_file():
         print(f"door db backup: there is no database at {source}", file=sys.stderr)
         return 1
-    if target.exists():
-        print(f"door db backup: {target} exists already; choose a new file", file=sys.stderr)
-        return 1
     try:
         pages = backup_sqlite(source, target)
+    except FileExistsError:
+        print(f"door db backup: {target} exists already; choose a new file", file=sys.stderr)
+        return 1
     except (sqlite3.Error, OSError) as exc:
         target.unlink(missing_ok=True)
         print(f"door db backup: {exc}", file=sys.stderr)
@@ -130,9 +146,13 @@ def run_backup(args: argparse.Namespace) -> int:
 def backup_sqlite(source: Path, target: Path) -> int:
     """Copy ``source`` to ``target`` with SQLite's online backup API; returns the page count.
 
-    Writers may keep going meanwhile: the copy is one consistent snapshot.
+    Writers may keep going meanwhile: the copy is one consistent snapshot. ``target``
+    must not exist (``FileExistsError``); it is made 0600, as the database is (it holds
+    the same password hashes), in a folder made 0700 if it is made here.
     """
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(target.parent)
+    if not create_private_file(target):
+        raise FileExistsError(target)
     src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=30)
     try:
         dst = sqlite3.connect(target)

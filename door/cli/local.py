@@ -45,6 +45,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from door.net.dropfile import DropFileError, read_dropfile
+    from door.store.health import DatabaseUnusableError
 
     try:
         config = load_config(args.config, args.data_dir)
@@ -59,7 +60,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"door local: {exc}", file=sys.stderr)
             return 2
     logging.basicConfig(level=logging.ERROR, stream=sys.stderr)
-    return asyncio.run(run_local(config, drop, encoding=args.encoding, start=args.start))
+    try:
+        return asyncio.run(run_local(config, drop, encoding=args.encoding, start=args.start))
+    except DatabaseUnusableError as exc:
+        print(f"door local: {exc}", file=sys.stderr)
+        return 1
 
 
 async def run_local(
@@ -70,8 +75,9 @@ async def run_local(
     from door.net.login import LoginAborted, login_dialogue
     from door.net.stdio import StdioTerminal, stdio_caps
     from door.services import build_services
+    from door.store.files import make_private_dir
 
-    config.data_dir.mkdir(parents=True, exist_ok=True)
+    make_private_dir(config.data_dir)  # 0700 when made here: it holds the secrets
     services = await build_services(config)
     limits = config.limits
     caps = stdio_caps(

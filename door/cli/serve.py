@@ -48,6 +48,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
 
 def run(args: argparse.Namespace) -> int:
     from door.app import serve
+    from door.store.health import DatabaseUnusableError
 
     try:
         config = config_from_args(args)
@@ -60,6 +61,10 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         return asyncio.run(serve(config))
-    except OSError as exc:
+    except (OSError, DatabaseUnusableError) as exc:
         print(f"door serve: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a start-up failure: one line, the traceback with -v
+        logging.getLogger(__name__).info("door serve failed", exc_info=True)
+        print(f"door serve: could not start: {exc}", file=sys.stderr)
         return 1

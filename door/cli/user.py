@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from door.cli.db import database_for, load, place_options
+from door.cli.db import load, open_database, place_options
 from door.games.base import Refusal
 
 
@@ -74,7 +74,7 @@ def _run(
         from door.services.accounts import Accounts
         from door.services.clock import SystemClock
 
-        db = database_for(config)
+        db = await open_database(config)
         try:
             if config.database.auto_upgrade:
                 await db.upgrade()

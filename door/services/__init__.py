@@ -11,6 +11,7 @@ import contextlib
 import logging
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from door.services.accounts import Accounts
@@ -18,7 +19,9 @@ from door.services.clock import Clock, SystemClock
 from door.services.games import GameCache, GameService
 from door.services.notify import Hub, LocalHub, PgHub
 from door.services.ratings import Ratings
-from door.store.db import Database
+from door.store.db import Database, DatabaseFailure
+from door.store.files import database_files, tighten, wide_modes
+from door.store.retry import Backoff
 
 if TYPE_CHECKING:
     from door.config import Config
@@ -38,6 +41,9 @@ class Services:
     clock: Clock
     bots: Any | None = None
     sweep_interval_s: float = 60.0
+    sweep_backoff: Backoff = field(default_factory=lambda: Backoff(first_s=0.5, max_s=10.0))
+    """How soon a sweep the database could not save is tried again (at most every
+    ``sweep_interval_s``); at once when a write succeeds again."""
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
     def start_sweeper(self) -> None:
@@ -45,16 +51,33 @@ class Services:
         self._tasks.append(asyncio.create_task(self._sweep_loop(), name="door-deadline-sweeper"))
 
     async def _sweep_loop(self) -> None:
-        while True:
-            try:
-                n = await self.games.sweep_deadlines()
-                if n:
-                    log.info("applied %d turn timeout(s)", n)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # keep sweeping: one bad game must not stop the rest
-                log.exception("deadline sweep failed")
-            await asyncio.sleep(self.sweep_interval_s)
+        recovered = asyncio.Event()
+        stop_listening = self.db.health.on_recovered(recovered.set)
+        failures = 0
+        try:
+            while True:
+                wait = self.sweep_interval_s
+                try:
+                    n = await self.games.sweep_deadlines()
+                    failures = 0
+                    if n:
+                        log.info("applied %d turn timeout(s)", n)
+                except asyncio.CancelledError:
+                    raise
+                except DatabaseFailure as exc:  # the disk full, the server gone: soon again
+                    failures += 1
+                    wait = min(wait, self.sweep_backoff.delay(failures))
+                    log.warning("deadline sweep: %s; again in %.1f s", exc, wait)
+                except Exception:  # keep sweeping: one bad game must not stop the rest
+                    log.exception("deadline sweep failed")
+                recovered.clear()
+                if failures:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(recovered.wait(), wait)
+                else:
+                    await asyncio.sleep(wait)
+        finally:
+            stop_listening()
 
     async def close(self) -> None:
         """Stop the bots and the sweeper, then close the database."""
@@ -73,6 +96,19 @@ class Services:
         await self.db.dispose()
 
 
+def keep_private(path: Path) -> None:
+    """Narrow the SQLite file and its side files to 0600 if others may read them (they
+    hold password hashes; door is their only user), and warn of a folder that others may
+    enter (not changed: it may be one the sysop shares on purpose)."""
+    for wide in tighten(database_files(path)):
+        log.warning(
+            "%s could be read by other users (mode %04o); door made it 0600",
+            wide.path, wide.mode,
+        )
+    for wide in wide_modes([], [path.parent]):
+        log.warning("%s", wide.advice())
+
+
 async def build_services(
     config: Config,
     *,
@@ -81,11 +117,24 @@ async def build_services(
     start_background: bool = True,
 ) -> Services:
     """Open the database (upgrading it if configured to), build every service, and —
-    with ``start_background`` — start the deadline sweeper and the bots."""
+    with ``start_background`` — start the deadline sweeper and the bots.
+
+    The database is looked at first (:meth:`Database.verify`: SQLite's ``quick_check``,
+    the schema): a damaged or unusable one raises
+    :class:`~door.store.health.DatabaseUnusableError` and nothing starts. Database files
+    that other users may read are made private (0600), and said so in the log.
+    """
     from door.games.registry import build_registry
 
     clock = clock or SystemClock()
     db = Database(config.database_url, busy_timeout_ms=config.database.busy_timeout_ms)
+    try:
+        await db.verify(upgrading=config.database.auto_upgrade)
+    except BaseException:
+        await db.dispose()
+        raise
+    if db.path is not None:
+        keep_private(db.path)
     if config.database.auto_upgrade:
         await db.upgrade()
     hub: LocalHub

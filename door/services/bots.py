@@ -13,6 +13,12 @@ and the pure-Python levels take milliseconds) and submit it with the version the
 game that changed meanwhile is simply looked at again. At start the runner also scans the
 running games for bot turns left over from before a restart.
 
+When the database cannot save a bot's move (the disk full, the server gone: a
+:class:`~door.store.db.DatabaseFailure` after the database's own retries), the game is
+*stalled*, not dropped: it is tried again after a back-off (``stall_backoff``: 0.25 s
+doubling to 5 s), and at once when any write of this process succeeds again
+(``Database.health``), so the bots resume within seconds of space coming back.
+
 Levels (``levels(kind)``): backgammon ``bg-beginner`` (1-ply with noise),
 ``bg-intermediate`` (1-ply), ``bg-expert`` (2-ply) with bgsage where installed, else the
 pure-Python fallback (:mod:`door.games.backgammon.pubeval`) at every level; Spectrangle
@@ -38,6 +44,8 @@ from door.games.base import Refusal
 from door.games.spectrangle import bot as spectrangle_bot
 from door.services import bgengine
 from door.services.games import GameClosedError, GameSnapshot, NotYourTurnError, StaleVersionError
+from door.store.db import DatabaseFailure
+from door.store.retry import Backoff
 
 log = logging.getLogger(__name__)
 
@@ -199,8 +207,16 @@ class BotRunner:
         rng: random.Random | None = None,
         bgsage_threads: int = 0,
         brains: BotBrains | None = None,
+        stall_backoff: Backoff | None = None,
     ) -> None:
         self.services = services
+        self.stall_backoff = (
+            stall_backoff if stall_backoff is not None else Backoff(first_s=0.25, max_s=5.0)
+        )
+        self._stalled: set[int] = set()
+        self._stall_failures = 0
+        self._stall_timer: asyncio.Task[None] | None = None
+        self._stop_listening: Any = None
         if brains is None:
             brains = BotBrains(rng, bgsage_threads=bgsage_threads)
         self.brains = brains
@@ -229,6 +245,9 @@ class BotRunner:
         self._queue = asyncio.Queue()
         self._ready = asyncio.Event()
         self.services.games.on_after_commit = self.on_after_commit
+        health = getattr(getattr(self.services, "db", None), "health", None)
+        if health is not None:
+            self._stop_listening = health.on_recovered(self._writes_recovered)
         self._tasks.append(asyncio.create_task(self._start_up(), name="door-bots-start"))
         for i in range(self.workers):
             self._tasks.append(asyncio.create_task(self._work(), name=f"door-bot-{i}"))
@@ -243,7 +262,13 @@ class BotRunner:
         """Stop the workers (a move being thought about is abandoned, never half-written)."""
         if self.services.games.on_after_commit == self.on_after_commit:
             self.services.games.on_after_commit = None
+        if self._stop_listening is not None:
+            self._stop_listening()
+            self._stop_listening = None
         reviews = list(self._reviewing.values())
+        if self._stall_timer is not None:
+            self._tasks.append(self._stall_timer)
+            self._stall_timer = None
         for task in [*self._tasks, *reviews]:
             task.cancel()
         for task in self._tasks:
@@ -286,6 +311,8 @@ class BotRunner:
                 await self.scan()
             except asyncio.CancelledError:
                 raise
+            except DatabaseFailure as exc:
+                log.warning("bot rescan: %s", exc)
             except Exception:
                 log.exception("bot rescan failed")
 
@@ -355,8 +382,12 @@ class BotRunner:
             self._busy.add(game_id)
             try:
                 await self._play(game_id)
+                if not self._stalled:
+                    self._stall_failures = 0  # saving works: the next stall starts short
             except asyncio.CancelledError:
                 raise
+            except DatabaseFailure:
+                self._stall(game_id)
             except Exception:
                 log.exception("bot could not move in game %d", game_id)
             finally:
@@ -390,6 +421,8 @@ class BotRunner:
                 continue
             except (NotYourTurnError, GameClosedError):
                 return
+            except DatabaseFailure:
+                raise  # not the bot's fault: the game is tried again (see _stall)
             except ValueError:
                 # A bot bug (a move the rules refuse, an engine error) must not stall
                 # the game: log it and make the first legal move instead, once.
@@ -409,10 +442,44 @@ class BotRunner:
                 return False
             text = rules.format_move(snap.state, legal[0])
             await games.submit(game_id, user_id, text, snap.info.version)
+        except DatabaseFailure:
+            raise
         except (ValueError, KeyError):
             log.exception("bot could not move at all in game %d", game_id)
             return False
         return True
+
+    # --- when the database cannot write ----------------------------------------------------
+
+    def _stall(self, game_id: int) -> None:
+        """Keep a game whose move could not be saved, to try it again (see the module
+        docstring); the timer backs off while the tries keep failing."""
+        self._stalled.add(game_id)
+        if self._stall_timer is None or self._stall_timer.done():
+            self._stall_failures += 1
+            delay = self.stall_backoff.delay(self._stall_failures)
+            log.warning("bots: could not save a move; trying again in %.2f s", delay)
+            self._stall_timer = asyncio.create_task(
+                self._retry_stalled(delay), name="door-bots-stalled"
+            )
+
+    async def _retry_stalled(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._stall_timer = None
+        self._wake_stalled()
+
+    def _wake_stalled(self) -> None:
+        stalled, self._stalled = self._stalled, set()
+        for game_id in sorted(stalled):
+            self._wake(game_id)
+
+    def _writes_recovered(self) -> None:
+        """The database saved something again: every stalled game, now."""
+        self._stall_failures = 0
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+            self._stall_timer = None
+        self._wake_stalled()
 
     # --- hints and reviews -----------------------------------------------------------------
 

@@ -29,12 +29,22 @@ The services write a transaction as a plain synchronous function of a
   the event loop's thread, and every statement awaits the server without blocking the
   loop (the function's own Python, the rules' included, does run on the loop: a move's
   rules take tens of microseconds, bench/backgammon_moves.py).
+
+When the database cannot do a transaction for a reason that may pass, the whole
+transaction (all or nothing) is run again as :class:`~door.store.retry.RetryPolicy` says:
+locked (``TransientError``) a few times quickly, then :class:`DatabaseBusyError`; unable
+to write (the disk full, an I/O error, the server's connection lost: ``StorageError``) a
+few times within about a second, then :class:`DatabaseWriteError` ("the server could not
+save that — try again"). :attr:`Database.health` tells whoever waits (the bots, the
+deadline sweeper) when a write succeeds again. :meth:`Database.verify` looks at the
+database once at start-up (``quick_check``, the schema; ``door/store/health.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import queue
 import sqlite3
 import threading
@@ -48,13 +58,18 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from door.games.base import Refusal
+from door.store.files import prepare_database_file
+from door.store.health import DatabaseUnusableError, check_sqlite_file
 from door.store.queries import Queries
 from door.store.repository import Repository
+from door.store.retry import RetryPolicy
 from door.store.runner import (
     CoreRunner,
     PreparedStatements,
     SqliteRunner,
+    StorageError,
     TransientError,
+    is_storage_failure,
     is_transient,
 )
 
@@ -62,20 +77,81 @@ T = TypeVar("T")
 
 Action = Callable[[Repository], T]
 
+log = logging.getLogger(__name__)
+
+WRITE_FAILED_MESSAGE = "the server could not save that — try again"
+READ_FAILED_MESSAGE = "the server could not reach its database just now — try again"
+
 
 class _Busy(Exception):
     """Internal: the database is locked this instant (nothing was done)."""
 
 
-class DatabaseBusyError(Refusal):
+class DatabaseFailure(Refusal):
+    """The database could not do an action (its message is fit to show a player): nothing
+    was changed, and trying again later may work."""
+
+
+class DatabaseBusyError(DatabaseFailure):
     """The database stayed busy (locked) through every retry; the action was not applied."""
+
+
+class DatabaseWriteError(DatabaseFailure):
+    """A write failed through every retry (the disk full, an I/O error, the database
+    server unreachable); the transaction was rolled back, nothing of it was saved."""
+
+
+class WriteHealth:
+    """Whether this process's writes are failing (the disk full, the server gone), and
+    what to call when one succeeds again: the bot runner and the deadline sweeper pick up
+    their pending work at once then. Callbacks run on the event loop's thread."""
+
+    def __init__(self) -> None:
+        self.failing = False
+        self._listeners: list[Callable[[], None]] = []
+
+    def on_recovered(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` each time a write succeeds after failures; returns the
+        function that stops that."""
+        self._listeners.append(callback)
+
+        def stop() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(callback)
+
+        return stop
+
+    def failed(self, exc: BaseException) -> None:
+        if not self.failing:
+            log.warning("database writes are failing (%s); retrying as they come", exc)
+        self.failing = True
+
+    def succeeded(self) -> None:
+        if not self.failing:
+            return
+        self.failing = False
+        log.warning("database writes work again")
+        for callback in list(self._listeners):
+            try:
+                callback()
+            except Exception:  # one listener's bug must not undo the others' wake-up
+                log.exception("write-recovery callback failed")
 
 
 class Database:
     """One database: ``Database("sqlite:///path")`` or ``Database("postgresql+asyncpg://…")``."""
 
-    def __init__(self, url: str, *, busy_timeout_ms: int = 5000, echo: bool = False) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        busy_timeout_ms: int = 5000,
+        echo: bool = False,
+        retry: RetryPolicy | None = None,
+    ) -> None:
         self.url = url
+        self.retry = retry if retry is not None else RetryPolicy()
+        self.health = WriteHealth()
         parsed = make_url(url)
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         self.queries = Queries()
@@ -86,7 +162,8 @@ class Database:
             if not database or database == ":memory:":
                 raise ValueError("door needs an SQLite file, not an in-memory database")
             self.path: Path | None = Path(database)
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # 0600 in a 0700 folder, made before SQLite opens it (door/store/files.py)
+            prepare_database_file(self.path)
             engine = create_engine(
                 parsed.set(drivername="sqlite"),
                 echo=echo,
@@ -110,60 +187,145 @@ class Database:
     # --- transactions ------------------------------------------------------------------
 
     async def run_read(self, action: Action[T]) -> T:
-        """Run ``action(repo)`` in a read-only transaction (rolled back at the end)."""
-        return await self._run(action, write=False)
+        """Run ``action(repo)`` in a read-only transaction (rolled back at the end); tried
+        again as :meth:`transact` is, then :class:`DatabaseFailure`."""
+        return await self._retried(action, write=False, attempts=None)
 
-    async def transact(self, action: Action[T], *, attempts: int = 6) -> T:
+    async def transact(self, action: Action[T], *, attempts: int | None = None) -> T:
         """Run ``action(repo)`` in one write transaction, committed if it returns, rolled
-        back if it raises; retried whole while the database is momentarily locked, and
-        :class:`DatabaseBusyError` after ``attempts``.
+        back if it raises; retried whole, as :attr:`retry` says, while the database is
+        momentarily locked (then :class:`DatabaseBusyError`; ``attempts`` overrides the
+        number of tries) and while it cannot write (the disk full, an I/O error, the
+        server's connection lost: then :class:`DatabaseWriteError`, whose message is
+        :data:`WRITE_FAILED_MESSAGE`). A write after failed ones that succeeds tells
+        :attr:`health`'s listeners.
 
         ``action`` must be safe to run again (it is, if it only touches the database).
+        A PostgreSQL connection lost during ``COMMIT`` is not retried: the server may
+        have committed, and only the caller can tell (a move's retry would find the
+        version moved on).
         """
-        delay = 0.02
-        for attempt in range(attempts):
+        return await self._retried(action, write=True, attempts=attempts)
+
+    async def _retried(self, action: Action[T], *, write: bool, attempts: int | None) -> T:
+        policy = self.retry
+        busy = failed = 0
+        while True:
             try:
-                return await self._run(action, write=True)
+                result = await self._run(action, write=write)
             except TransientError as exc:
-                if attempt == attempts - 1:
+                busy += 1
+                limit = attempts if attempts is not None else policy.busy.tries
+                if busy >= limit:
                     raise DatabaseBusyError(
                         "the server is busy right now; nothing was changed, please try again"
                     ) from exc
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 0.5)
-        raise AssertionError("unreachable")
+                await asyncio.sleep(policy.busy.delay(busy))
+            except StorageError as exc:
+                failed += 1
+                if write:
+                    self.health.failed(exc)
+                if exc.in_doubt or policy.failed.gives_up(failed):
+                    if not write:
+                        raise DatabaseFailure(READ_FAILED_MESSAGE) from exc
+                    raise DatabaseWriteError(WRITE_FAILED_MESSAGE) from exc
+                await asyncio.sleep(policy.failed.delay(failed))
+            else:
+                if write:
+                    self.health.succeeded()
+                return result
 
     async def _run(self, action: Action[T], *, write: bool) -> T:
         if self._sqlite is not None:
             try:
-                return self._sqlite.run_here(action, write)
-            except _Busy:
-                return await self._sqlite.run(action, write)
-        async with self.engine.connect() as conn:
-            trans = await conn.begin()
-            try:
-                result = await conn.run_sync(
-                    lambda sync: action(Repository(CoreRunner(sync), self.queries))
-                )
-            except BaseException:
-                await trans.rollback()
-                raise
-            if write:
                 try:
-                    await trans.commit()
-                except DBAPIError as exc:
-                    if is_transient(exc):
-                        raise TransientError(str(exc.orig)) from exc
+                    return self._sqlite.run_here(action, write)
+                except _Busy:
+                    return await self._sqlite.run(action, write)
+            except DBAPIError as exc:  # e.g. no room for a new connection's -wal file
+                if is_storage_failure(exc):
+                    raise StorageError(str(exc.orig)) from exc
+                raise
+        try:
+            async with self.engine.connect() as conn:
+                trans = await conn.begin()
+                try:
+                    result = await conn.run_sync(
+                        lambda sync: action(Repository(CoreRunner(sync), self.queries))
+                    )
+                except BaseException:
+                    # on a lost connection the rollback fails too: the error that
+                    # matters is the first one
+                    with contextlib.suppress(Exception):
+                        await trans.rollback()
                     raise
-            else:
-                await trans.rollback()
-            return result
+                if write:
+                    try:
+                        await trans.commit()
+                    except DBAPIError as exc:
+                        if is_transient(exc):
+                            raise TransientError(str(exc.orig)) from exc
+                        if is_storage_failure(exc):
+                            raise StorageError(str(exc.orig), in_doubt=True) from exc
+                        raise
+                else:
+                    await trans.rollback()
+                return result
+        except (OSError, DBAPIError) as exc:  # connecting or beginning, or a lost link
+            if isinstance(exc, DBAPIError) and is_transient(exc):
+                raise TransientError(str(exc.orig)) from exc
+            if is_storage_failure(exc):
+                raise StorageError(str(exc)) from exc
+            raise
 
     # --- schema and life cycle -----------------------------------------------------------
 
     async def upgrade(self) -> None:
         """Bring the schema to the newest migration (``alembic upgrade head``)."""
         await self.run_sync(_upgrade_head)
+
+    async def verify(self, *, upgrading: bool = True) -> None:
+        """Make sure this database can be served; :class:`DatabaseUnusableError` (a
+        message that says what to do) if not. Run once at start-up, before anything else
+        opens it.
+
+        SQLite: :func:`~door.store.health.check_sqlite_file` (``quick_check``; a folder,
+        an unreadable file or one that is not a database at all). Both backends: the
+        server answers, and the schema is one this door knows (and, when it will not
+        ``upgrade`` itself, the newest).
+        """
+        if self.path is not None:
+            await asyncio.to_thread(check_sqlite_file, self.path)
+        from door.store.migrate import schema_problem
+
+        try:
+            problem = await self.run_sync(lambda conn: schema_problem(conn, upgrading=upgrading))
+        except DatabaseUnusableError:
+            raise
+        except Exception as exc:  # the server unreachable, a password refused, …
+            where = make_url(self.url).render_as_string(hide_password=True)
+            raise DatabaseUnusableError(
+                f"cannot use the database {where}: {_one_line(exc)}"
+            ) from None
+        if problem is not None:
+            raise DatabaseUnusableError(problem)
+
+    async def sqlite_pragma(self, statement: str) -> list[object]:
+        """Run ``PRAGMA statement`` on both of this process's SQLite connections (the
+        event loop's and the database thread's: settings such as ``max_page_count``
+        belong to a connection); the first column of what each returned."""
+        sqlite = self._sqlite
+        if sqlite is None:
+            raise RuntimeError("PRAGMAs are for SQLite")
+        sql = f"PRAGMA {statement}"
+
+        def on(raw: sqlite3.Connection) -> object:
+            row = raw.execute(sql).fetchone()
+            return None if row is None else row[0]
+
+        here = on(sqlite.here_raw())
+        there = await sqlite.run_sync(lambda conn: on(_driver(conn)))
+        return [here, there]
 
     async def run_sync(self, work: Callable[[Connection], T]) -> T:
         """Run ``work`` on a SQLAlchemy ``Connection`` and commit (migrations, checks,
@@ -211,23 +373,30 @@ class _SqliteThread:
         self._here: Connection | None = None
         self._here_raw: sqlite3.Connection | None = None
 
-    def run_here(self, action: Action[T], write: bool) -> T:
-        """Run the transaction on the calling (event loop's) thread if the database is
-        free this instant; :class:`_Busy`, with nothing done, if it is not."""
+    def here_raw(self) -> sqlite3.Connection:
+        """The event loop's connection (made on first use)."""
         conn, raw = self._here, self._here_raw
         if conn is None or raw is None or conn.closed or conn.invalidated:
             if conn is not None:
                 conn.close()
             conn = self.engine.connect()
-            driver = conn.connection.driver_connection
-            assert isinstance(driver, sqlite3.Connection)
-            driver.execute("PRAGMA busy_timeout=0")
-            self._here, self._here_raw = conn, raw = conn, driver
+            raw = _driver(conn)
+            raw.execute("PRAGMA busy_timeout=0")
+            self._here, self._here_raw = conn, raw
+        return raw
+
+    def run_here(self, action: Action[T], write: bool) -> T:
+        """Run the transaction on the calling (event loop's) thread if the database is
+        free this instant; :class:`_Busy`, with nothing done, if it is not."""
+        raw = self.here_raw()
+        _end_left_open(raw)
         try:
             raw.execute("BEGIN IMMEDIATE" if write else "BEGIN")
         except sqlite3.OperationalError as exc:
             if is_transient(exc):
                 raise _Busy() from exc
+            if is_storage_failure(exc):
+                raise StorageError(str(exc)) from exc
             raise
         return self._run_begun(raw, action, write)
 
@@ -282,11 +451,14 @@ class _SqliteThread:
 
     def _transaction(self, action: Action[T], write: bool) -> T:
         _, raw = self._connection()
+        _end_left_open(raw)
         try:
             raw.execute("BEGIN IMMEDIATE" if write else "BEGIN")
         except sqlite3.OperationalError as exc:
             if is_transient(exc):
                 raise TransientError(str(exc)) from exc
+            if is_storage_failure(exc):
+                raise StorageError(str(exc)) from exc
             raise
         return self._run_begun(raw, action, write)
 
@@ -298,9 +470,14 @@ class _SqliteThread:
                 raw.execute("COMMIT")
         except BaseException as exc:
             if raw.in_transaction:
-                raw.execute("ROLLBACK")
+                # SQLite may have rolled back itself (a full disk, an I/O error); a
+                # ROLLBACK that fails leaves the transaction to _end_left_open
+                with contextlib.suppress(sqlite3.Error):
+                    raw.execute("ROLLBACK")
             if isinstance(exc, sqlite3.OperationalError) and is_transient(exc):
                 raise TransientError(str(exc)) from exc
+            if isinstance(exc, sqlite3.Error) and is_storage_failure(exc):
+                raise StorageError(str(exc)) from exc  # e.g. COMMIT on a full disk
             raise
         if raw.in_transaction:
             raw.execute("ROLLBACK")
@@ -323,6 +500,30 @@ class _SqliteThread:
 
 
 _Job = tuple[Callable[[], Any], asyncio.AbstractEventLoop, "asyncio.Future[Any]"]
+
+
+def _driver(conn: Connection) -> sqlite3.Connection:
+    driver = conn.connection.driver_connection
+    assert isinstance(driver, sqlite3.Connection)
+    return driver
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception as one short line (SQLAlchemy's carry a link and the SQL)."""
+    orig = getattr(exc, "orig", None) or exc
+    text = str(orig).strip().splitlines()
+    return (text[0] if text else type(orig).__name__)[:300]
+
+
+def _end_left_open(raw: sqlite3.Connection) -> None:
+    """Roll back a transaction an earlier failure left open (its ROLLBACK failed), so
+    the next BEGIN does not fail for ever with "cannot start a transaction within a
+    transaction"."""
+    if raw.in_transaction:
+        try:
+            raw.execute("ROLLBACK")
+        except sqlite3.Error as exc:
+            raise StorageError(str(exc)) from exc
 
 
 def _settle(done: asyncio.Future[Any], result: object, exc: BaseException | None) -> None:

@@ -59,3 +59,40 @@ def check_connection(connection: Connection) -> None:
     cfg = alembic_config()
     cfg.attributes["connection"] = connection
     command.check(cfg)
+
+
+def schema_problem(connection: Connection, *, upgrading: bool) -> str | None:
+    """Why door cannot use this database's schema, or None: a revision this door does not
+    know (a newer door made it), tables without door's version mark (not door's database),
+    or — when it will not upgrade (``upgrading`` false) — a schema behind the newest."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+    from alembic.util import CommandError
+    from sqlalchemy import inspect
+
+    script = ScriptDirectory.from_config(alembic_config())
+    head = script.get_current_head()
+    current = MigrationContext.configure(connection).get_current_revision()
+    if current is None:
+        tables = set(inspect(connection).get_table_names())
+        if "users" in tables or "games" in tables:
+            return (
+                "the database has tables but no door schema version (alembic_version): "
+                "it does not look like door's database; point door at its own"
+            )
+        if not upgrading:
+            return "the database is empty; create its tables with `door db upgrade`"
+        return None
+    try:
+        script.get_revision(current)
+    except CommandError:
+        return (
+            f"the database's schema ({current}) is newer than this door knows (its newest "
+            f"is {head}): a newer door made it; run that version of door"
+        )
+    if current != head and not upgrading:
+        return (
+            f"the database's schema ({current}) is older than this door's ({head}); "
+            f"bring it up to date with `door db upgrade`"
+        )
+    return None

@@ -17,8 +17,9 @@ transaction; there is one per backend:
   the compiled text on the driver, when a whole move may cost about 300 µs
   (bench/commit_moves.py: ``ratio_vs_sqlite`` ≤ 5).
 
-Both turn a uniqueness violation into :class:`ConflictError` and a lock or serialization
-timeout into :class:`TransientError`, so nothing above sees a driver's exception.
+Both turn a uniqueness violation into :class:`ConflictError`, a lock or serialization
+timeout into :class:`TransientError` and a full disk, an I/O error or a lost connection
+into :class:`StorageError`, so nothing above sees a driver's exception.
 """
 
 from __future__ import annotations
@@ -44,6 +45,56 @@ class ConflictError(Exception):
 
 class TransientError(Exception):
     """The database was locked or could not serialize this transaction: try it again."""
+
+
+class StorageError(Exception):
+    """The database could not do the work for a reason that may pass: the disk (or the
+    database's size limit) full, an I/O error, the connection to the server lost. Nothing
+    was written; ``in_doubt`` when the connection was lost during ``COMMIT`` itself, so
+    the server may have committed."""
+
+    def __init__(self, message: str, *, in_doubt: bool = False) -> None:
+        super().__init__(message)
+        self.in_doubt = in_doubt
+
+
+# SQLite's primary result codes for a storage failure that may pass: SQLITE_NOMEM,
+# SQLITE_IOERR (every extended I/O code), SQLITE_FULL, SQLITE_CANTOPEN (e.g. no file
+# descriptor left, or no room for the -shm file).
+_SQLITE_STORAGE_CODES = frozenset({7, 10, 13, 14})
+# PostgreSQL SQLSTATE classes and codes of the same kind: connection exceptions (08),
+# insufficient resources (53: disk full, out of memory, too many connections), an
+# operator intervention that ends sessions (57P01-57P03: shutdown, crash, starting up),
+# system errors (58: I/O error).
+_PG_STORAGE_CLASSES = ("08", "53", "58")
+_PG_STORAGE_CODES = frozenset({"57P01", "57P02", "57P03"})
+
+
+def is_storage_failure(exc: BaseException) -> bool:
+    """The disk full, an I/O error, or the database server unreachable: the transaction
+    did nothing and may succeed later (see :class:`StorageError`)."""
+    orig = getattr(exc, "orig", None) or exc
+    if isinstance(orig, StorageError):
+        return True
+    if isinstance(orig, sqlite3.Error):
+        code = getattr(orig, "sqlite_errorcode", None)
+        if isinstance(code, int):
+            return (code & 0xFF) in _SQLITE_STORAGE_CODES
+        text = str(orig).lower()
+        return "disk is full" in text or "disk i/o error" in text
+    if getattr(exc, "connection_invalidated", False):
+        return True
+    if isinstance(orig, OSError):  # refused, reset, unreachable, timed out
+        return True
+    code = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+    if isinstance(code, str):
+        return code[:2] in _PG_STORAGE_CLASSES or code in _PG_STORAGE_CODES
+    cause = orig.__cause__
+    if cause is not None and cause is not orig and isinstance(cause, OSError):
+        return True
+    return "connection is closed" in str(orig).lower() or (
+        "connection was closed" in str(orig).lower()
+    )
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -131,6 +182,8 @@ def _translated(exc: DBAPIError) -> Exception:
         return ConflictError(str(exc.orig))
     if is_transient(exc):
         return TransientError(str(exc.orig))
+    if is_storage_failure(exc):
+        return StorageError(str(exc.orig))
     return exc
 
 
@@ -283,4 +336,6 @@ def _sqlite_translated(exc: sqlite3.Error) -> Exception:
         return ConflictError(str(exc))
     if is_transient(exc):
         return TransientError(str(exc))
+    if is_storage_failure(exc):
+        return StorageError(str(exc))
     return OperationalError("(sqlite3)", None, exc)

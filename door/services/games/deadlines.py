@@ -10,6 +10,7 @@ from datetime import datetime
 from door.services.games.core import Change, GameCore, Stale
 from door.services.games.model import GameSnapshot
 from door.services.games.notices import GameNotices
+from door.store.db import DatabaseFailure
 from door.store.records import JSONObject, NewEvent
 from door.store.repository import Repository
 
@@ -42,6 +43,8 @@ class Deadlines:
                 snapshot = await core.db.transact(self._timeout(item.id, item.version, now, change))
             except Stale:
                 continue
+            except DatabaseFailure:
+                raise  # nothing can be saved now: the sweeper tries again soon
             except Exception:
                 # One game the rules cannot time out must not stop the sweep of the rest.
                 log.exception("game %d: could not apply its timeout", item.id)
