@@ -159,6 +159,12 @@ def all_levels() -> list[str]:
     return [name for table in _LEVELS_BY_KIND.values() for name, _ in table]
 
 
+def level_names() -> dict[str, tuple[str, ...]]:
+    """Every game kind's level names, weakest first: the only names the game service
+    seats as computer players (``GameService(bot_levels=…)``)."""
+    return {kind: tuple(name for name, _ in table) for kind, table in _LEVELS_BY_KIND.items()}
+
+
 def resolve_level(kind: str, level: str | None) -> str:
     """``level`` if it is one of ``kind``'s levels, else that game's default level.
 
