@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
+from door.games.base import Refusal
 from door.services import ratings as rating_rules
 from door.services.clock import Clock
 from door.services.games.cache import GameCache, Loaded
@@ -127,14 +128,20 @@ class GameCore:
 
         The actor is looked up before ``action`` runs, unless ``checked_by_move``: then
         the move's own versioned write reads the ban (:meth:`commit` with a ``mover``),
-        and it is looked up afterwards only if no such write happened.
+        and it is looked up afterwards only if no such write happened (or before any
+        other refusal is given: a banned user hears that they are, whatever they ask).
         """
 
         def guarded(repo: Repository) -> T:
             change.actor_checked = False
             if not checked_by_move:
                 self.check_actor(repo, change)
-            result = action(repo)
+            try:
+                result = action(repo)
+            except Refusal:
+                if not change.actor_checked:
+                    self.check_actor(repo, change)
+                raise
             if not change.actor_checked:
                 self.check_actor(repo, change)
             return result
