@@ -37,7 +37,13 @@ from typing import Any
 from door.games.base import Refusal
 from door.games.spectrangle import bot as spectrangle_bot
 from door.services import bgengine
-from door.services.games import GameClosedError, GameSnapshot, NotYourTurnError, StaleVersionError
+from door.services.games import (
+    BannedError,
+    GameClosedError,
+    GameSnapshot,
+    NotYourTurnError,
+    StaleVersionError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -168,8 +174,9 @@ def level_names() -> dict[str, tuple[str, ...]]:
 def resolve_level(kind: str, level: str | None) -> str:
     """``level`` if it is one of ``kind``'s levels, else that game's default level.
 
-    The game service accepts any name for a bot seat; a name no level answers to gets a
-    sensible opponent rather than a game that never moves.
+    The game service seats only ``kind``'s own levels (:func:`level_names`); a seat
+    whose name no level answers to (a game begun before that rule, or a level since
+    retired) still gets a sensible opponent rather than a game that never moves.
     """
     known = {name.lower(): name for name, _ in levels(kind)}
     if level is not None and level.lower() in known:
@@ -394,8 +401,8 @@ class BotRunner:
                 if stale > _MAX_STALE_RETRIES:
                     return
                 continue
-            except (NotYourTurnError, GameClosedError):
-                return
+            except (NotYourTurnError, GameClosedError, BannedError):
+                return  # (a banned bot account: its games wait until the ban is lifted)
             except ValueError:
                 # A bot bug (a move the rules refuse, an engine error) must not stall
                 # the game: log it and make the first legal move instead, once.

@@ -26,6 +26,7 @@ from door.services.games.lobby import (
 )
 from door.services.games.model import (
     AnyRules,
+    BannedError,
     GameClosedError,
     GameEvent,
     GameInfo,
@@ -55,6 +56,7 @@ __all__ = [
     "MAX_MOVE_TEXT",
     "TIMEOUTS_TO_FORFEIT",
     "AnyRules",
+    "BannedError",
     "GameCache",
     "GameClosedError",
     "GameEvent",
