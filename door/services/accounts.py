@@ -202,6 +202,14 @@ def _existing(repo: Repository, user_id: int) -> UserRecord:
     return found
 
 
+def _acting(repo: Repository, user_id: int) -> UserRecord:
+    """The user changing their own account; refused if they are banned."""
+    found = _existing(repo, user_id)
+    if found.is_banned:
+        raise AccountError("your account has been suspended; ask the sysop")
+    return found
+
+
 # A hash to check against for unknown names, so "no such user" costs as long as a wrong
 # password (built once per Accounts, not at import).
 def _dummy_hash() -> str:
@@ -275,7 +283,7 @@ class Accounts:
         hashed = await asyncio.to_thread(hash_password, new)
 
         def action(repo: Repository) -> None:
-            repo.save_user(replace(_existing(repo, user_id), password_hash=hashed))
+            repo.save_user(replace(_acting(repo, user_id), password_hash=hashed))
 
         await self.db.transact(action)
 
@@ -332,7 +340,7 @@ class Accounts:
         now = self.clock.now()
 
         def action(repo: Repository) -> str:
-            _existing(repo, user_id)
+            _acting(repo, user_id)
             owner = repo.key_owner(key.fingerprint)
             if owner is not None:
                 if owner == user_id:
@@ -357,7 +365,8 @@ class Accounts:
         """Remove one of the user's keys; ``AccountError`` if the user has no such key."""
 
         def action(repo: Repository) -> None:
-            if not is_stored_id(user_id) or not repo.delete_key(user_id, fingerprint.strip()):
+            _acting(repo, user_id)
+            if not repo.delete_key(user_id, fingerprint.strip()):
                 raise AccountError("you have no key with that fingerprint")
 
         await self.db.transact(action)
@@ -456,7 +465,7 @@ class Accounts:
             raise AccountError("charset must be auto, cp437 or utf-8")
 
         def action(repo: Repository) -> User:
-            row = _existing(repo, user_id)
+            row = _acting(repo, user_id)
             settings = replace(_settings_from(row.settings), **changes)
             new = replace(row, settings=_settings_to(settings))
             repo.save_user(new)

@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
-from door.services.accounts import Accounts, User
+from door.services.accounts import AccountError, Accounts, User
 from door.services.bans import BanWatch
 from door.services.clock import FakeClock
 from door.services.games import GameService, SeatSpec
 from door.services.games.model import BannedError
 from door.store.db import Database
+from tests.services.test_accounts import ssh_key_line
 from tests.services.test_games import ME, OPEN, player_to_act, two_player_game
 
 # Every public action of GameService is one of these two kinds: a new one must be added
@@ -133,6 +134,24 @@ async def test_a_banned_players_turn_still_times_out(
     await accounts.set_banned("Alice" if mover == alice.id else "Bob", True)
     clock.advance(timedelta(hours=snap.info.deadline_hours + 1))
     assert await games.sweep_deadlines() == 1
+
+
+async def test_a_banned_user_cannot_change_their_account_either(
+    accounts: Accounts, alice: User
+) -> None:
+    fingerprint = await accounts.add_key(alice.id, ssh_key_line(b"one"))
+    await accounts.set_banned("Alice", True)
+    attempts: list[Callable[[], Awaitable[Any]]] = [
+        lambda: accounts.update_settings(alice.id, sound=False),
+        lambda: accounts.change_password(alice.id, "alice-pw", "new-password"),
+        lambda: accounts.add_key(alice.id, ssh_key_line(b"two")),
+        lambda: accounts.remove_key(alice.id, fingerprint),
+    ]
+    for attempt in attempts:
+        with pytest.raises(AccountError, match="suspended"):
+            await attempt()
+    assert [k.fingerprint for k in await accounts.list_keys(alice.id)] == [fingerprint]
+    assert (await accounts.get(alice.id)).settings.sound
 
 
 # --- the ban watch ---------------------------------------------------------------------
