@@ -20,15 +20,16 @@ from tests.store import dbutil
 ROOT = Path(__file__).resolve().parents[2]
 
 
-async def logged_in(app: App, name: str = "carol") -> tuple[Any, Any]:
-    """A telnet client logged in to ``app`` as ``name`` (the echo session has begun)."""
+async def logged_in(app: App, name: str = "carol", until: str = "") -> tuple[Any, Any]:
+    """A telnet client logged in to ``app`` as ``name`` (the session has begun: ``until``
+    has arrived, by default the echo session's greeting)."""
     reader, writer = await telnetlib3.open_connection(
         "127.0.0.1", app.ports["telnet"], encoding=False, term="xterm", cols=80, rows=24,
         connect_minwait=0.05,
     )  # fmt: skip
     await expect(reader, "Name: ")
     writer.write(f"{name}\r{name}-pw\r".encode())
-    await expect(reader, f"SESSION user={name}", timeout=10)
+    await expect(reader, until or f"SESSION user={name}", timeout=10)
     return reader, writer
 
 
@@ -61,8 +62,10 @@ async def read_to_end(reader: Any, timeout: float) -> tuple[bytes, float]:
         buf += chunk
 
 
-async def start_app(config: Config) -> App:
-    app = App(config, runner=echo_runner)
+async def start_app(config: Config, *, real_session: bool = False) -> App:
+    """A server with telnet only (on a free port) and a user carol."""
+    config = replace(config, server=replace(config.server, ssh_port=0, rlogin_port=0))
+    app = App(config) if real_session else App(config, runner=echo_runner)
     await app.start(telnet_port=0, ssh_port=None, rlogin_port=None)
     await app.services.accounts.register("carol", "carol-pw")
     return app
@@ -71,13 +74,15 @@ async def start_app(config: Config) -> App:
 async def test_door_user_ban_from_another_process_ends_the_session_within_two_seconds(
     tmp_path: Path,
 ) -> None:
-    app = await start_app(make_config(tmp_path))
+    app = await start_app(make_config(tmp_path), real_session=True)
     try:
-        reader, writer = await logged_in(app)
+        reader, writer = await logged_in(app, until="Main Menu")
         await door_cli("user", "ban", "carol", "--data-dir", str(tmp_path))
         said, took = await read_to_end(reader, timeout=5.0)
         assert SUSPENDED_MESSAGE.encode() in said
         assert took <= 2.0
+        after = said.split(SUSPENDED_MESSAGE.encode())[-1]
+        assert b"\x1b[2J" not in after and b"Menu" not in after  # the last word stays
         writer.close()
     finally:
         await app.shutdown()

@@ -4,6 +4,7 @@ look-alike for the letters it keeps there, UTF-8 never sends the C1 code points.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -121,7 +122,8 @@ async def test_a_name_with_c1_controls_is_refused_at_sign_up(tmp_path: Path) -> 
 async def test_a_cp437_player_sees_that_name_in_the_game_list_with_no_c1_byte(
     tmp_path: Path,
 ) -> None:
-    app = App(make_config(tmp_path))
+    config = make_config(tmp_path)
+    app = App(replace(config, server=replace(config.server, ssh_port=0, rlogin_port=0)))
     await app.start(telnet_port=0, ssh_port=None, rlogin_port=None)
     try:
         services = app.services
