@@ -11,9 +11,9 @@ logged, so the log replays without any RNG.
 Every action is done *for* someone: :meth:`GameCore.act` is the one way a use-case runs
 a write, and it refuses a banned user's (:class:`~door.services.games.model.BannedError`)
 inside the same transaction: a move reads the mover's ban in its own versioned write (no
-statement of its own: bench/commit_moves.py measured no difference); any other action
-looks it up first. So a ban made by another
-process counts from its commit on, and no action can forget it.
+statement of its own; bench/commit_moves.py shows no difference beyond the spread between
+runs); any other action looks it up first. So a ban made by another process counts from
+its commit on, and no action can forget it.
 
 The game service's one cache is :class:`~door.services.games.cache.GameCache`; a move
 may start from it (:meth:`GameCore.load_at`), and its write then proves it right.
