@@ -169,13 +169,12 @@ class Lobby:
         :meth:`_bot_level`), made on first use."""
         from door.services.accounts import name_key
 
-        name = level
-        found = repo.user_by_key(name_key(name))
+        found = repo.user_by_key(name_key(level))
         if found is not None:
             if not found.is_bot:
-                raise LobbyError(f"{name!r} is a person, not a computer level")
+                raise LobbyError(f"{level!r} is a person, not a computer level")
             return found.id
-        return repo.insert_user(name, name_key(name), None, True, now, {})
+        return repo.insert_user(level, name_key(level), None, True, now, {})
 
     def _start(self, repo: Repository, loaded: Loaded, now: datetime, change: Change) -> Loaded:
         """All seats are filled: draw the set-up chance and make the game active."""
