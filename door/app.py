@@ -27,6 +27,8 @@ from door.ui.terminal import Terminal
 log = logging.getLogger(__name__)
 
 SHUTDOWN_MESSAGE = "The server is shutting down for a moment. Your games are saved."
+SUSPENDED_MESSAGE = "Your account has been suspended."
+"""What every live session of a user is told when the user is banned."""
 
 SessionRunner = Callable[..., Awaitable[None]]
 
@@ -60,7 +62,17 @@ async def enter_session(
     elif charset == "utf-8":
         terminal.set_encoding("utf-8")
     await services.accounts.record_login(user.id)
-    await (runner or session_runner())(terminal, services, user, start=start)
+    bans = getattr(services, "bans", None)
+    if bans is None:  # services without a ban watch (some tests build their own)
+        await (runner or session_runner())(terminal, services, user, start=start)
+        return
+    # A ban ends the session at once, whichever process makes it (door/services/bans.py);
+    # one made while this user was logging in is caught by the look that follows.
+    with bans.watch(user.id, lambda: terminal.close(SUSPENDED_MESSAGE)):
+        if await bans.is_banned(user.id):
+            await terminal.close(SUSPENDED_MESSAGE)
+            return
+        await (runner or session_runner())(terminal, services, user, start=start)
 
 
 class App:

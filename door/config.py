@@ -96,6 +96,14 @@ class GamesConfig:
 
 
 @dataclass(frozen=True)
+class BansConfig:
+    """Bans: how often a server on SQLite looks for bans made by another process (``door
+    user ban``) among the users online, in seconds (PostgreSQL servers are told at once)."""
+
+    check_interval_s: float = 1.0
+
+
+@dataclass(frozen=True)
 class Config:
     data_dir: Path = Path("door-data")
     server: ServerConfig = field(default_factory=ServerConfig)
@@ -104,6 +112,7 @@ class Config:
     rlogin: RloginConfig = field(default_factory=RloginConfig)
     door: DoorModeConfig = field(default_factory=DoorModeConfig)
     games: GamesConfig = field(default_factory=GamesConfig)
+    bans: BansConfig = field(default_factory=BansConfig)
 
     @property
     def database_url(self) -> str:

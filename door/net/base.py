@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from door.net import detect
+from door.ui.charset import encode_text
 from door.ui.keys import KeyDecoder, Report
 from door.ui.terminal import Caps, Encoding, Hangup, InputEvent, Key, Resize, Text
 
@@ -155,7 +156,8 @@ class BaseTerminal:
     def write(self, text: str) -> None:
         if self._closed:
             return
-        self.write_bytes(text.encode(self._caps.encoding, errors="replace"))
+        # never a C1 control byte, whatever the text (door/ui/charset.py)
+        self.write_bytes(encode_text(text, self._caps.encoding))
 
     def write_bytes(self, data: bytes) -> None:
         """Queue raw bytes (probes; already-encoded text).

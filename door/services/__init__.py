@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from door.services.accounts import Accounts
+from door.services.bans import BanWatch
 from door.services.clock import Clock, SystemClock
 from door.services.games import GameCache, GameService
 from door.services.notify import Hub, LocalHub, PgHub
@@ -44,6 +45,8 @@ class Services:
     sweep_backoff: Backoff = field(default_factory=lambda: Backoff(first_s=0.5, max_s=10.0))
     """How soon a sweep the database could not save is tried again (at most every
     ``sweep_interval_s``); at once when a write succeeds again."""
+    bans: BanWatch | None = None
+    """Ends banned users' live sessions (built by build_services; see door/services/bans.py)."""
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
     def start_sweeper(self) -> None:
@@ -91,6 +94,8 @@ class Services:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks.clear()
+        if self.bans is not None:
+            await self.bans.stop()
         if isinstance(self.hub, PgHub):
             await self.hub.stop()
         await self.db.dispose()
@@ -117,7 +122,7 @@ async def build_services(
     start_background: bool = True,
 ) -> Services:
     """Open the database (upgrading it if configured to), build every service, and —
-    with ``start_background`` — start the deadline sweeper and the bots.
+    with ``start_background`` — start the deadline sweeper, the bots and the ban watch.
 
     The database is looked at first (:meth:`Database.verify`: SQLite's ``quick_check``,
     the schema): a damaged or unusable one raises
@@ -145,6 +150,7 @@ async def build_services(
         hub = PgHub(db)
         if start_background:
             await hub.start()
+    bans = BanWatch(db, interval=config.bans.check_interval_s)
     services = Services(
         db=db,
         accounts=Accounts(db, clock),
@@ -157,7 +163,10 @@ async def build_services(
         hub=hub,
         clock=clock,
         sweep_interval_s=config.games.sweep_interval_s,
+        bans=bans,
     )
+    # a ban made in this process ends the sessions at once (others: see BanWatch)
+    services.accounts.on_banned = bans.banned
     if config.games.bots:
         try:
             from door.services.bots import BotRunner  # type: ignore[import-not-found,unused-ignore]
@@ -166,6 +175,7 @@ async def build_services(
         else:
             services.bots = BotRunner(services)
     if start_background:
+        await bans.start()
         services.start_sweeper()
         if services.bots is not None:
             services.bots.start()

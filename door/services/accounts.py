@@ -23,7 +23,7 @@ from typing import Any, Literal
 from door.games.base import Refusal
 from door.services.clock import Clock
 from door.store.db import Database
-from door.store.records import JSONObject, UserRecord
+from door.store.records import JSONObject, UserRecord, is_stored_id
 from door.store.repository import ConflictError, Repository
 
 NAME_MIN = 2
@@ -196,9 +196,17 @@ def user_from_record(row: UserRecord) -> User:
 
 
 def _existing(repo: Repository, user_id: int) -> UserRecord:
-    found = repo.user(user_id)
+    found = repo.user(user_id) if is_stored_id(user_id) else None
     if found is None:
         raise AccountError("no such user")
+    return found
+
+
+def _acting(repo: Repository, user_id: int) -> UserRecord:
+    """The user changing their own account; refused if they are banned."""
+    found = _existing(repo, user_id)
+    if found.is_banned:
+        raise AccountError("your account has been suspended; ask the sysop")
     return found
 
 
@@ -215,6 +223,9 @@ class Accounts:
         self.db = db
         self.clock = clock
         self._dummy: str | None = None
+        self.on_banned: Callable[[int], object] | None = None
+        """Called with a user's id once their ban is committed (the process's
+        :class:`~door.services.bans.BanWatch` ends their sessions; set by build_services)."""
 
     # --- registration and passwords ----------------------------------------------------
 
@@ -272,7 +283,7 @@ class Accounts:
         hashed = await asyncio.to_thread(hash_password, new)
 
         def action(repo: Repository) -> None:
-            repo.save_user(replace(_existing(repo, user_id), password_hash=hashed))
+            repo.save_user(replace(_acting(repo, user_id), password_hash=hashed))
 
         await self.db.transact(action)
 
@@ -287,11 +298,27 @@ class Accounts:
         return await self._update_by_name(name, lambda u: replace(u, is_sysop=bool(flag)))
 
     async def set_banned(self, name: str, flag: bool) -> User:
-        """Ban (or un-ban) an account: a banned user cannot log in."""
-        return await self._update_by_name(name, lambda u: replace(u, is_banned=bool(flag)))
+        """Ban (or un-ban) an account: a banned user cannot log in, and a ban ends their
+        live sessions at once, in every process (announced in the ban's own
+        transaction; see :mod:`door.services.bans`)."""
+        from door.services.bans import BAN_CHANNEL
+
+        def announce(repo: Repository, row: UserRecord) -> None:
+            if row.is_banned:
+                repo.announce(BAN_CHANNEL, str(row.id))
+
+        user = await self._update_by_name(
+            name, lambda u: replace(u, is_banned=bool(flag)), then=announce
+        )
+        if user.is_banned and self.on_banned is not None:
+            self.on_banned(user.id)
+        return user
 
     async def _update_by_name(
-        self, name: str, change: Callable[[UserRecord], UserRecord]
+        self,
+        name: str,
+        change: Callable[[UserRecord], UserRecord],
+        then: Callable[[Repository, UserRecord], None] | None = None,
     ) -> User:
         def action(repo: Repository) -> User:
             row = repo.user_by_key(name_key(name))
@@ -299,6 +326,8 @@ class Accounts:
                 raise AccountError(f"there is no user called {name!r}")
             new = change(row)
             repo.save_user(new)
+            if then is not None:
+                then(repo, new)
             return user_from_record(new)
 
         return await self.db.transact(action)
@@ -311,7 +340,7 @@ class Accounts:
         now = self.clock.now()
 
         def action(repo: Repository) -> str:
-            _existing(repo, user_id)
+            _acting(repo, user_id)
             owner = repo.key_owner(key.fingerprint)
             if owner is not None:
                 if owner == user_id:
@@ -327,6 +356,8 @@ class Accounts:
 
     async def list_keys(self, user_id: int) -> list[KeyInfo]:
         """The user's SSH keys, oldest first."""
+        if not is_stored_id(user_id):
+            return []
         rows = await self.db.run_read(lambda repo: repo.keys_of(user_id))
         return [KeyInfo(r.fingerprint, r.key_type, r.comment, r.created_at) for r in rows]
 
@@ -334,6 +365,7 @@ class Accounts:
         """Remove one of the user's keys; ``AccountError`` if the user has no such key."""
 
         def action(repo: Repository) -> None:
+            _acting(repo, user_id)
             if not repo.delete_key(user_id, fingerprint.strip()):
                 raise AccountError("you have no key with that fingerprint")
 
@@ -433,7 +465,7 @@ class Accounts:
             raise AccountError("charset must be auto, cp437 or utf-8")
 
         def action(repo: Repository) -> User:
-            row = _existing(repo, user_id)
+            row = _acting(repo, user_id)
             settings = replace(_settings_from(row.settings), **changes)
             new = replace(row, settings=_settings_to(settings))
             repo.save_user(new)

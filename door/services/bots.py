@@ -43,7 +43,13 @@ from typing import Any
 from door.games.base import Refusal
 from door.games.spectrangle import bot as spectrangle_bot
 from door.services import bgengine
-from door.services.games import GameClosedError, GameSnapshot, NotYourTurnError, StaleVersionError
+from door.services.games import (
+    BannedError,
+    GameClosedError,
+    GameSnapshot,
+    NotYourTurnError,
+    StaleVersionError,
+)
 from door.store.db import DatabaseFailure
 from door.store.retry import Backoff
 
@@ -167,11 +173,18 @@ def all_levels() -> list[str]:
     return [name for table in _LEVELS_BY_KIND.values() for name, _ in table]
 
 
+def level_names() -> dict[str, tuple[str, ...]]:
+    """Every game kind's level names, weakest first: the only names the game service
+    seats as computer players (``GameService(bot_levels=…)``)."""
+    return {kind: tuple(name for name, _ in table) for kind, table in _LEVELS_BY_KIND.items()}
+
+
 def resolve_level(kind: str, level: str | None) -> str:
     """``level`` if it is one of ``kind``'s levels, else that game's default level.
 
-    The game service accepts any name for a bot seat; a name no level answers to gets a
-    sensible opponent rather than a game that never moves.
+    The game service seats only ``kind``'s own levels (:func:`level_names`); a seat
+    whose name no level answers to (a game begun before that rule, or a level since
+    retired) still gets a sensible opponent rather than a game that never moves.
     """
     known = {name.lower(): name for name, _ in levels(kind)}
     if level is not None and level.lower() in known:
@@ -419,8 +432,8 @@ class BotRunner:
                 if stale > _MAX_STALE_RETRIES:
                     return
                 continue
-            except (NotYourTurnError, GameClosedError):
-                return
+            except (NotYourTurnError, GameClosedError, BannedError):
+                return  # (a banned bot account: its games wait until the ban is lifted)
             except DatabaseFailure:
                 raise  # not the bot's fault: the game is tried again (see _stall)
             except ValueError:

@@ -23,7 +23,7 @@ from typing import Any
 
 from door.games.base import Outcome
 from door.store.db import Database
-from door.store.records import RankedRating, RatingRecord
+from door.store.records import RankedRating, RatingRecord, clamp_count, is_stored_id
 from door.store.repository import Repository
 
 START_RATING = 1500.0
@@ -178,8 +178,9 @@ class Ratings:
         self, kind: str, offset: int = 0, limit: int = 20, *, min_experience: int = 0
     ) -> list[RankRow]:
         """Players of ``kind`` by rating, best first (``limit`` at most 100)."""
-        offset = max(0, int(offset))
+        offset = clamp_count(offset)
         limit = max(1, min(100, int(limit)))
+        min_experience = clamp_count(min_experience)
         rows = await self.db.run_read(
             lambda repo: repo.rank_page(kind, offset, limit, min_experience)
         )
@@ -189,6 +190,9 @@ class Ratings:
         self, user_id: int, kind: str, *, min_experience: int = 0
     ) -> RankRow | None:
         """The user's row in the ``kind`` listing, or None if they have no rating yet."""
+        if not is_stored_id(user_id):
+            return None
+        min_experience = clamp_count(min_experience)
         found = await self.db.run_read(lambda repo: repo.rank_of(kind, user_id, min_experience))
         if found is None:
             return None

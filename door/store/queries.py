@@ -144,6 +144,14 @@ def _one_int(v: Sequence[Any]) -> int:
     return int(v[0])
 
 
+def _one_bool(v: Sequence[Any]) -> bool:
+    return bool(v[0])
+
+
+def _seen_and_banned(v: Sequence[Any]) -> tuple[int, bool]:
+    return int(v[0]), bool(v[1])
+
+
 def _overdue(v: Sequence[Any]) -> OverdueGame:
     return OverdueGame(int(v[0]), int(v[1]))
 
@@ -179,6 +187,21 @@ class Queries:
                     "is_bot", "settings", "created_at", "last_login_at").returning(users.c.id),
             _one_int,
         )  # fmt: skip
+        # the bans: which of these (online) users are banned; is this one banned; a ban
+        # announced to the other processes (PostgreSQL: NOTIFY, delivered at commit)
+        self.banned_among = Query(
+            "banned_among",
+            select(users.c.id).where(
+                and_(users.c.id.in_(p("ids", expanding=True)), users.c.is_banned)
+            ),
+            _one_int,
+        )
+        self.user_is_banned = Query(
+            "user_is_banned", select(users.c.is_banned).where(users.c.id == p("id")), _one_bool
+        )
+        self.pg_notify = Query(
+            "pg_notify", select(func.pg_notify(p("channel"), p("payload"))), _row
+        )
         self.update_user = _write(
             "update_user",
             _update(users, "name", "password_hash", "is_sysop", "is_banned", "is_bot",
@@ -281,15 +304,20 @@ class Queries:
             ),
         )
         # the same write, answering with one seat's last-seen mark as it stands (a move
-        # made on a cached game needs the mover's, and this saves reading the seats)
+        # made on a cached game needs the mover's, and this saves reading the seats) and
+        # whether the acting user is banned (a ban takes effect at the next move, at no
+        # cost of a statement of its own)
         self.save_game_seen = Query(
             "save_game_seen",
             self.save_game.statement.returning(  # type: ignore[attr-defined]
                 select(seats.c.last_seen_seq)
                 .where(seats.c.game_id == games.c.id, seats.c.seat == p("w_seat"))
-                .scalar_subquery()
+                .scalar_subquery(),
+                select(self.users.c.is_banned)
+                .where(self.users.c.id == p("w_actor"))
+                .scalar_subquery(),
             ),
-            _one_int,
+            _seen_and_banned,
         )
         self.insert_seats = _write(
             "insert_seats",

@@ -17,6 +17,23 @@ JSON: TypeAlias = "str | int | float | bool | list[JSON] | dict[str, JSON] | Non
 
 JSONObject: TypeAlias = "dict[str, JSON]"
 
+ID_MAX = 2**31 - 1
+"""The largest id (or sequence number, or count) every backend's ``INTEGER`` column holds:
+PostgreSQL's is 32-bit (SQLite's 64-bit), and door's ids count up from 1. A number from
+outside beyond it names nothing stored; handed to a driver it would be an overflow error."""
+
+
+def is_stored_id(value: object) -> bool:
+    """True when ``value`` could be the id of a stored row: an ``int`` from 1 to
+    :data:`ID_MAX` (not a ``bool``)."""
+    return type(value) is int and 0 < value <= ID_MAX
+
+
+def clamp_count(value: int) -> int:
+    """``value`` held to 0 … :data:`ID_MAX` (a sequence number or an offset from outside)."""
+    return min(max(int(value), 0), ID_MAX)
+
+
 GameStatus = Literal["open", "active", "finished", "abandoned"]
 SeatKind = Literal["open", "reserved", "user", "bot"]
 EventKind = Literal["move", "chance", "system"]

@@ -98,6 +98,24 @@ class Repository:
             },
         )
 
+    def banned_among(self, user_ids: Sequence[int]) -> list[int]:
+        """Which of ``user_ids`` are banned (one lookup by primary key each)."""
+        if not user_ids:
+            return []
+        return self._run.rows(self._q.banned_among, {"ids": list(user_ids)})
+
+    def is_banned(self, user_id: int) -> bool:
+        """True when the user is banned (False when there is no such user)."""
+        found: list[bool] = self._run.rows(self._q.user_is_banned, {"id": user_id})
+        return bool(found and found[0])
+
+    def announce(self, channel: str, payload: str) -> None:
+        """Tell the other processes on this database ``payload`` when this transaction
+        commits: PostgreSQL's NOTIFY on ``channel``. SQLite has no such thing (nothing
+        is sent: the other processes look for themselves)."""
+        if self._run.notifies:
+            self._run.rows(self._q.pg_notify, {"channel": channel, "payload": payload})
+
     # --- SSH keys and BBS identities ------------------------------------------------------
 
     def key_owner(self, fingerprint: str) -> int | None:
@@ -216,11 +234,16 @@ class Repository:
         }
 
     def save_game_seen(
-        self, game: GameRecord, expected_version: int, expected_snapshot: str, seat: int
-    ) -> int | None:
-        """:meth:`save_game`, answering with ``seat``'s last-seen mark as it stands; None
-        if nothing was written."""
-        params = {**self._save_params(game, expected_version, expected_snapshot), "w_seat": seat}
+        self, game: GameRecord, expected_version: int, expected_snapshot: str, seat: int,
+        actor: int,
+    ) -> tuple[int, bool] | None:  # fmt: skip
+        """:meth:`save_game`, answering with ``seat``'s last-seen mark as it stands and
+        whether the user ``actor`` is banned; None if nothing was written."""
+        params = {
+            **self._save_params(game, expected_version, expected_snapshot),
+            "w_seat": seat,
+            "w_actor": actor,
+        }
         return _first(self._run.rows(self._q.save_game_seen, params))
 
     def insert_seats(self, seats: Sequence[SeatRecord]) -> None:

@@ -129,6 +129,9 @@ class Query(Generic[R]):
 class Runner(Protocol):
     """Runs queries inside one open transaction."""
 
+    notifies: bool
+    """Whether the backend has NOTIFY (PostgreSQL: yes; SQLite: no)."""
+
     def rows(self, query: Query[R], params: Params) -> list[R]:
         """Every row of the result, as records."""
         ...
@@ -149,6 +152,7 @@ class CoreRunner:
     """Queries on a SQLAlchemy ``Connection``."""
 
     __slots__ = ("conn",)
+    notifies = True
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
@@ -293,6 +297,7 @@ class SqliteRunner:
     """Queries on one of the sqlite3 connections (the event loop's or the database thread's)."""
 
     __slots__ = ("prepared", "raw")
+    notifies = False
 
     def __init__(self, raw: sqlite3.Connection, prepared: PreparedStatements) -> None:
         self.raw = raw

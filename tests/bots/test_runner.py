@@ -16,7 +16,7 @@ from door.games.spectrangle.rules import SpectrangleRules
 from door.services import Services, bgengine
 from door.services.bgengine import BgEngine, has_bgsage
 from door.services.bots import BotBrains, BotRunner, all_levels, levels
-from door.services.games import GameSnapshot, SeatSpec
+from door.services.games import GameSnapshot, LobbyError, SeatSpec
 
 ME = SeatSpec("me")
 
@@ -228,13 +228,14 @@ async def test_with_bgsage_absent_two_backgammon_bots_finish_a_match_through_the
         await bots.stop()
 
 
-async def test_an_unknown_bot_name_still_gets_an_opponent_that_moves(
+async def test_an_unknown_bot_name_is_refused_and_makes_no_game_and_no_account(
     services: Services, runner: BotRunner
 ) -> None:
     uid = await human(services)
-    info = await services.games.begin(uid, "spectrangle", {}, [bot("robbie"), ME])
-    snap = await wait_for(services, info.id, humans_turn(uid))
-    assert snap.info.status == "active"
+    with pytest.raises(LobbyError, match="no computer player called 'robbie'"):
+        await services.games.begin(uid, "spectrangle", {}, [bot("robbie"), ME])
+    assert await services.accounts.by_name("robbie") is None
+    assert await services.games.list_games("mine", uid) == ([], 0)
 
 
 async def test_spectrangle_hint_gives_the_best_scoring_placements_with_scores(

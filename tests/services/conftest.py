@@ -17,6 +17,9 @@ from door.store.db import Database
 from tests.services.nim import NimRules
 from tests.store import dbutil
 
+NIM_BOTS = {"nim": ("nim-bot",)}
+"""The computer players the Nim tests may seat."""
+
 
 @pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -83,7 +86,9 @@ def hub() -> LocalHub:
 
 @pytest.fixture
 def games(db: Database, hub: LocalHub, clock: FakeClock) -> GameService:
-    return GameService(db, {"nim": NimRules()}, hub, clock, random.Random(1234))
+    return GameService(
+        db, {"nim": NimRules()}, hub, clock, random.Random(1234), bot_levels=NIM_BOTS
+    )
 
 
 @pytest.fixture

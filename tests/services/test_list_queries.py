@@ -22,6 +22,7 @@ from door.services.notify import LocalHub
 from door.store.db import Database
 from door.store.records import GameRecord, RatingRecord, SeatRecord
 from door.store.repository import Repository
+from tests.services.conftest import NIM_BOTS
 from tests.services.nim import NimRules
 from tests.store import dbutil
 
@@ -43,7 +44,9 @@ async def population(db: Database, seed: int) -> list[int]:
     people: list[User] = [
         await accounts.register(name, f"{name}-pw") for name in ("Ann", "Ben", "Cat", "Dan")
     ]
-    games = GameService(db, {"nim": NimRules()}, LocalHub(), clock, random.Random(seed))
+    games = GameService(
+        db, {"nim": NimRules()}, LocalHub(), clock, random.Random(seed), bot_levels=NIM_BOTS
+    )
     rng = random.Random(seed)
     for _ in range(40):
         a, b = rng.sample(people, 2)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from door.services.clock import Clock
 from door.services.games.cache import GameCache
@@ -26,6 +26,7 @@ from door.services.games.lobby import (
 )
 from door.services.games.model import (
     AnyRules,
+    BannedError,
     GameClosedError,
     GameEvent,
     GameInfo,
@@ -55,6 +56,7 @@ __all__ = [
     "MAX_MOVE_TEXT",
     "TIMEOUTS_TO_FORFEIT",
     "AnyRules",
+    "BannedError",
     "GameCache",
     "GameClosedError",
     "GameEvent",
@@ -83,7 +85,9 @@ class GameService:
     ``list_games``/``get`` (:class:`Lobby`), ``submit``/``resign`` (:class:`Turns`),
     ``sweep_deadlines`` (:class:`Deadlines`), ``events``/``mark_seen``/
     ``since_last_visit``/``replay_check``/``game_ids`` (:class:`History`).
-    ``notices.on_after_commit`` is the hook the bot runner sets.
+    ``notices.on_after_commit`` is the hook the bot runner sets. ``bot_levels`` are the
+    computer players a game may seat, by kind (default: door's own bots,
+    ``door.services.bots.level_names``); no other name is ever made a bot's account.
     """
 
     def __init__(
@@ -96,6 +100,7 @@ class GameService:
         *,
         cache: GameCache | None = None,
         default_deadline_hours: int = DEFAULT_DEADLINE_HOURS,
+        bot_levels: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self.db = db
         self.hub = hub
@@ -109,7 +114,11 @@ class GameService:
         )
         self.registry = self.core.registry
         self.notices = GameNotices(hub)
-        self.lobby = Lobby(self.core, self.notices, default_deadline_hours)
+        if bot_levels is None:
+            from door.services.bots import level_names
+
+            bot_levels = level_names()
+        self.lobby = Lobby(self.core, self.notices, default_deadline_hours, bot_levels)
         self.turns = Turns(self.core, self.notices, self.lobby)
         self.deadlines = Deadlines(self.core, self.notices)
         self.history = History(self.core)

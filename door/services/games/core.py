@@ -8,6 +8,13 @@ the version they saw; if the game moved on meanwhile they get
 written. Chance events (dice, tile draws) are drawn here, with ``secrets`` by default, and
 logged, so the log replays without any RNG.
 
+Every action is done *for* someone: :meth:`GameCore.act` is the one way a use-case runs
+a write, and it refuses a banned user's (:class:`~door.services.games.model.BannedError`)
+inside the same transaction: a move reads the mover's ban in its own versioned write (no
+statement of its own; bench/commit_moves.py shows no difference beyond the spread between
+runs); any other action looks it up first. So a ban made by another process counts from
+its commit on, and no action can forget it.
+
 The game service's one cache is :class:`~door.services.games.cache.GameCache`; a move
 may start from it (:meth:`GameCore.load_at`), and its write then proves it right.
 """
@@ -20,11 +27,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
+from door.games.base import Refusal
 from door.services import ratings as rating_rules
 from door.services.clock import Clock
 from door.services.games.cache import GameCache, Loaded
 from door.services.games.model import (
     AnyRules,
+    BannedError,
     GameClosedError,
     GameInfo,
     GameSnapshot,
@@ -37,7 +46,14 @@ from door.services.games.model import (
     outcome_to_json,
 )
 from door.store.db import Database
-from door.store.records import GameRecord, GameStatus, JSONObject, NewEvent, SeatRecord
+from door.store.records import (
+    GameRecord,
+    GameStatus,
+    JSONObject,
+    NewEvent,
+    SeatRecord,
+    is_stored_id,
+)
 from door.store.repository import ConflictError, Repository
 
 T = TypeVar("T")
@@ -65,6 +81,9 @@ class Change:
     moved: bool = False
     finished: bool = False
     actor: int | None = None
+    """The user the action is done for (None: the server's own, e.g. a timeout)."""
+    actor_checked: bool = False
+    """Set inside the transaction once the actor is known not to be banned."""
 
 
 class GameCore:
@@ -96,23 +115,63 @@ class GameCore:
         rules = self.registry.get(kind)
         return rules.title if rules is not None else kind
 
-    async def run(
-        self, game_id: int, action: Callable[[Repository], T], viewer: int | None
+    async def act(
+        self,
+        change: Change,
+        action: Callable[[Repository], T],
+        *,
+        viewer: int | None = None,
+        checked_by_move: bool = False,
     ) -> T:
-        """``db.transact`` that turns a lost optimistic-lock race into StaleVersionError."""
+        """Run ``action`` in one write transaction for ``change.actor``, refused with
+        ``BannedError`` (nothing written) if that user is banned; a lost optimistic-lock
+        race becomes StaleVersionError with the game ``change.game_id`` as it is now.
+
+        The actor is looked up before ``action`` runs, unless ``checked_by_move``: then
+        the move's own versioned write reads the ban (:meth:`commit` with a ``mover``),
+        and it is looked up afterwards only if no such write happened (or before any
+        other refusal is given: a banned user hears that they are, whatever they ask).
+        """
+
+        def guarded(repo: Repository) -> T:
+            change.actor_checked = False
+            if not checked_by_move:
+                self.check_actor(repo, change)
+            try:
+                result = action(repo)
+            except Refusal:
+                if not change.actor_checked:
+                    self.check_actor(repo, change)
+                raise
+            if not change.actor_checked:
+                self.check_actor(repo, change)
+            return result
+
         try:
-            return await self.db.transact(action)
+            return await self.db.transact(guarded)
         except Stale:
+            game_id = change.game_id
             snapshot = await self.db.run_read(
                 lambda repo: self.read_snapshot(repo, game_id, viewer)
             )
             raise StaleVersionError(snapshot) from None
 
+    def check_actor(self, repo: Repository, change: Change) -> None:
+        """``BannedError`` if ``change.actor`` is banned; ``LobbyError`` if it cannot be
+        a user's id at all."""
+        actor = change.actor
+        if actor is not None:
+            if not is_stored_id(actor):
+                raise LobbyError("no such user")
+            if repo.is_banned(actor):
+                raise BannedError()
+        change.actor_checked = True
+
     # --- inside a transaction ----------------------------------------------------------------
 
     def load(self, repo: Repository, game_id: int) -> Loaded:
         """The game and its state; ``LobbyError`` if there is none (or of an unknown kind)."""
-        game, seats = repo.game_with_seats(game_id) if 0 < game_id < 2**63 else (None, [])
+        game, seats = repo.game_with_seats(game_id) if is_stored_id(game_id) else (None, [])
         if game is None:
             raise LobbyError(f"there is no game {game_id}")
         rules = self.registry.get(game.kind)
@@ -167,19 +226,27 @@ class GameCore:
         return game
 
     def save_loaded(
-        self, repo: Repository, game: GameRecord, loaded: Loaded, seat: int | None
-    ) -> tuple[SeatRecord, ...]:
+        self, repo: Repository, game: GameRecord, loaded: Loaded, seat: int | None,
+        change: Change,
+    ) -> tuple[SeatRecord, ...]:  # fmt: skip
         """Write ``game`` over ``loaded``'s game; the seats as they stand after. A game
         from the cache (unconfirmed) that is not the stored one any more raises
-        ``Unconfirmed``; for it, ``seat``'s last-seen mark is read back with the write."""
+        ``Unconfirmed``. A move (``seat`` given, for ``change.actor``) reads back with
+        the write that seat's last-seen mark and whether the actor is banned
+        (``BannedError``: the transaction is rolled back)."""
         was = loaded.game
-        if loaded.confirmed or seat is None:
+        actor = change.actor
+        if seat is None or actor is None or not is_stored_id(actor):
             if not repo.save_game(game, was.version, was.snapshot):
                 raise Stale() if loaded.confirmed else Unconfirmed()
             return loaded.seats
-        seen = repo.save_game_seen(game, was.version, was.snapshot, seat)
-        if seen is None:
-            raise Unconfirmed()
+        found = repo.save_game_seen(game, was.version, was.snapshot, seat, actor)
+        if found is None:
+            raise Stale() if loaded.confirmed else Unconfirmed()
+        seen, banned = found
+        if banned:
+            raise BannedError()
+        change.actor_checked = True
         return tuple(
             replace(s, last_seen_seq=seen) if s.seat == seat and s.last_seen_seq != seen else s
             for s in loaded.seats
@@ -231,7 +298,7 @@ class GameCore:
         # The versioned UPDATE comes first: it takes the row lock, so a concurrent action
         # waits here and then finds the version moved on, instead of colliding on the
         # events' primary key.
-        seats = self.save_loaded(repo, new, loaded, mover)
+        seats = self.save_loaded(repo, new, loaded, mover, change)
         self.append(repo, game.id, game.last_seq + 1, logged, now)
         if outcome is not None:
             users = [s.user_id for s in sorted(loaded.seats, key=lambda s: s.seat)]

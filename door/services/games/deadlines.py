@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
-from door.services.games.core import Change, GameCore, Stale
-from door.services.games.model import GameSnapshot
+from door.services.games.core import Change, GameCore
+from door.services.games.model import GameSnapshot, StaleVersionError
 from door.services.games.notices import GameNotices
 from door.store.db import DatabaseFailure
 from door.store.records import JSONObject, NewEvent
@@ -40,8 +40,8 @@ class Deadlines:
         for item in overdue:
             change = Change(item.id, moved=True)
             try:
-                snapshot = await core.db.transact(self._timeout(item.id, item.version, now, change))
-            except Stale:
+                snapshot = await core.act(change, self._timeout(item.id, item.version, now, change))
+            except StaleVersionError:
                 continue
             except DatabaseFailure:
                 raise  # nothing can be saved now: the sweeper tries again soon

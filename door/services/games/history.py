@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from door.games.replay import final_state
-from door.services.games.core import GameCore
+from door.services.games.core import Change, GameCore
 from door.services.games.model import GameEvent, GameInfo, VisitSummary, dump_state
+from door.store.records import clamp_count, is_stored_id
 from door.store.repository import Repository
 
 
@@ -16,7 +17,10 @@ class History:
 
     async def events(self, game_id: int, since_seq: int = 0) -> list[GameEvent]:
         """The game's log after ``since_seq``, oldest first."""
-        rows = await self.core.db.run_read(lambda repo: repo.events(game_id, since_seq))
+        if not is_stored_id(game_id):
+            return []
+        since = clamp_count(since_seq)
+        rows = await self.core.db.run_read(lambda repo: repo.events(game_id, since))
         return [GameEvent(r.seq, r.seat, r.kind, r.payload, r.created_at) for r in rows]
 
     async def mark_seen(self, game_id: int, user_id: int, seq: int) -> None:
@@ -24,16 +28,18 @@ class History:
         never past the end of the log, or later events would count as seen)."""
 
         def action(repo: Repository) -> None:
-            game = repo.game(game_id) if 0 < game_id < 2**63 else None
+            game = repo.game(game_id) if is_stored_id(game_id) else None
             if game is not None:
-                repo.mark_seen(game_id, user_id, min(int(seq), game.last_seq))
+                repo.mark_seen(game_id, user_id, min(clamp_count(seq), game.last_seq))
 
-        await self.core.db.transact(action)
+        await self.core.act(Change(game_id, actor=user_id), action)
 
     async def since_last_visit(self, user_id: int) -> VisitSummary:
         """Moves made against ``user_id``, games finished and games waiting on them,
         counted from each seat's last-seen event."""
         core = self.core
+        if not is_stored_id(user_id):
+            return VisitSummary(0, [], [], 0)
 
         def read(repo: Repository) -> VisitSummary:
             moves = new_events = 0
@@ -63,7 +69,7 @@ class History:
         return await self.core.db.run_read(lambda repo: self._replay_check(repo, game_id))
 
     def _replay_check(self, repo: Repository, game_id: int) -> str | None:
-        game = repo.game(game_id)
+        game = repo.game(game_id) if is_stored_id(game_id) else None
         if game is None:
             return f"game {game_id}: no such game"
         seats = repo.seats(game_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -20,7 +21,14 @@ from door.services.games.model import (
     dump_state,
 )
 from door.services.games.notices import GameNotices
-from door.store.records import GameRecord, NewEvent, SeatKind, SeatRecord
+from door.store.records import (
+    GameRecord,
+    NewEvent,
+    SeatKind,
+    SeatRecord,
+    clamp_count,
+    is_stored_id,
+)
 from door.store.repository import ConflictError, Repository
 
 DEADLINE_MIN_HOURS = 1
@@ -37,10 +45,16 @@ class Lobby:
         core: GameCore,
         notices: GameNotices,
         default_deadline_hours: int = DEFAULT_DEADLINE_HOURS,
+        bot_levels: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self.core = core
         self.notices = notices
         self.default_deadline_hours = default_deadline_hours
+        # kind → {casefolded level name: the level's own name}
+        self.bot_levels: dict[str, dict[str, str]] = {
+            kind: {name.casefold(): name for name in names}
+            for kind, names in (bot_levels or {}).items()
+        }
 
     def kinds(self) -> list[tuple[str, str]]:
         """(kind, title) of every game that can be begun, in menu order."""
@@ -61,9 +75,13 @@ class Lobby:
         if deadline_hours is None:
             deadline_hours = self.default_deadline_hours
         opts = _checked(rules, options, seats, deadline_hours)
+        seats = [
+            SeatSpec("bot", self._bot_level(kind, s.name)) if s.kind == "bot" else s
+            for s in seats
+        ]
         state = rules.new_game(len(seats), opts)
         now = core.clock.now()
-        change = Change(0)
+        change = Change(0, actor=creator_id)
         draft = GameRecord(
             id=0, kind=kind, options=opts, status="open", snapshot=dump_state(rules, state),
             version=0, to_act=None, deadline=None, deadline_hours=deadline_hours,
@@ -86,7 +104,7 @@ class Lobby:
 
         for attempt in range(3):
             try:
-                snapshot = await core.db.transact(action)
+                snapshot = await core.act(change, action)
                 break
             except ConflictError:
                 # another game created the same bot account at this moment: try again
@@ -130,19 +148,33 @@ class Lobby:
             out.append(seat)
         return out
 
-    def _bot_account(self, repo: Repository, level: str, now: datetime) -> int:
-        from door.services.accounts import AccountError, clean_name, name_key
+    def _bot_level(self, kind: str, name: str | None) -> str:
+        """The level a bot seat asks for, by its own name; ``LobbyError`` unless it is
+        one of ``kind``'s computer players."""
+        levels = self.bot_levels.get(kind, {})
+        asked = (name or "").strip()
+        found = levels.get(asked.casefold())
+        if found is None:
+            if not levels:
+                raise LobbyError(f"there is no computer player for {self.core.title_of(kind)}")
+            shown = "".join(ch for ch in asked[:40] if ch.isprintable())
+            raise LobbyError(
+                f"there is no computer player called {shown!r}; choose one of "
+                + ", ".join(levels.values())
+            )
+        return found
 
-        try:
-            name = clean_name(level)
-        except AccountError as exc:
-            raise LobbyError(f"no computer player {level!r}: {exc}") from None
-        found = repo.user_by_key(name_key(name))
+    def _bot_account(self, repo: Repository, level: str, now: datetime) -> int:
+        """The account of the computer player ``level`` (a configured level's name, see
+        :meth:`_bot_level`), made on first use."""
+        from door.services.accounts import name_key
+
+        found = repo.user_by_key(name_key(level))
         if found is not None:
             if not found.is_bot:
-                raise LobbyError(f"{name!r} is a person, not a computer level")
+                raise LobbyError(f"{level!r} is a person, not a computer level")
             return found.id
-        return repo.insert_user(name, name_key(name), None, True, now, {})
+        return repo.insert_user(level, name_key(level), None, True, now, {})
 
     def _start(self, repo: Repository, loaded: Loaded, now: datetime, change: Change) -> Loaded:
         """All seats are filled: draw the set-up chance and make the game active."""
@@ -179,7 +211,7 @@ class Lobby:
                 loaded = self._start(repo, loaded, now, change)
             return core.snapshot(loaded, user_id)
 
-        snapshot = await core.run(game_id, action, user_id)
+        snapshot = await core.act(change, action, viewer=user_id)
         self.notices.after_commit(snapshot, change)
         return snapshot.info
 
@@ -190,6 +222,7 @@ class Lobby:
         """
         core = self.core
         now = core.clock.now()
+        change = Change(game_id, actor=user_id)
 
         def action(repo: Repository) -> GameSnapshot:
             loaded = core.load(repo, game_id)
@@ -217,7 +250,7 @@ class Lobby:
             core.append(repo, game_id, stored.last_seq, [event], now)
             return core.read_snapshot(repo, game_id, user_id)
 
-        snapshot = await core.run(game_id, action, user_id)
+        snapshot = await core.act(change, action, viewer=user_id)
         return snapshot.info
 
     async def list_games(
@@ -240,7 +273,9 @@ class Lobby:
             raise LobbyError(f"unknown game list {which!r}")
         if which in ("mine", "waiting") and user_id is None:
             raise LobbyError("that list needs a user")
-        offset = max(0, int(offset))
+        if user_id is not None and not is_stored_id(user_id):
+            return [], 0  # nobody has that id: nothing of theirs to list
+        offset = clamp_count(offset)
         limit = max(1, min(100, int(limit)))
 
         def read(repo: Repository) -> tuple[list[GameInfo], int]:

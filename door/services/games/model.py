@@ -47,6 +47,13 @@ class LobbyError(Refusal):
     """A lobby action (begin, join, leave, look up) was refused; the message says why."""
 
 
+class BannedError(Refusal):
+    """The user acting is banned: nothing they ask of the game service is done."""
+
+    def __init__(self, message: str = "your account has been suspended; ask the sysop") -> None:
+        super().__init__(message)
+
+
 # --- data ----------------------------------------------------------------------------------
 
 

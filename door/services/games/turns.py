@@ -59,7 +59,7 @@ class Turns:
                 change.events, change.finished = 0, False
                 return move(repo, core.load(repo, game_id))
 
-        snapshot = await core.run(game_id, action, user_id)
+        snapshot = await core.act(change, action, viewer=user_id, checked_by_move=True)
         self.notices.after_commit(snapshot, change)
         return snapshot
 
@@ -87,7 +87,7 @@ class Turns:
             loaded = core.commit(repo, loaded, state, [event], now, change)
             return core.snapshot(loaded, user_id)
 
-        snapshot = await core.run(game_id, action, user_id)
+        snapshot = await core.act(change, action, viewer=user_id)
         if snapshot is None:
             await self.lobby.leave(game_id, user_id)
             return await self.lobby.get(game_id, user_id)

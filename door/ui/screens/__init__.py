@@ -89,7 +89,9 @@ async def start_screen(ctx: Context, start: str | None) -> Screen | None:
         return InstructionsScreen()
     if start == "settings":
         return SettingsScreen()
-    if start.startswith("game:") and start[5:].isdigit():
+    number = start[5:]
+    # (ASCII digits only: int() refuses "²" and numbers of thousands of digits)
+    if start.startswith("game:") and number.isascii() and number.isdigit() and len(number) <= 100:
         try:
             snapshot = await ctx.services.games.get(
                 int(start[5:]), ctx.user.id if ctx.user else None
