@@ -71,8 +71,12 @@ def test_a_recorded_game_reviews_to_the_recorded_figures(
     assert review.engine == engine_name
     got, want = leaves(figures(review)), leaves(GOLDEN["reviews"][case])
     assert len(got) == len(want)
+    # The pure-Python engine is exact. bgsage's network computes in float32 along
+    # whichever SIMD path the CPU offers: the same wheel gave figures up to 6.6e-6 apart
+    # (relative) on two Xeons; every decision and every non-number stayed the same.
+    rel, abs_ = (1e-9, 1e-12) if engine_name == "pubeval" else (5e-5, 1e-7)
     for g, w in zip(got, want, strict=True):
         if isinstance(w, float):
-            assert g == pytest.approx(w, rel=1e-9, abs=1e-12)
+            assert g == pytest.approx(w, rel=rel, abs=abs_)
         else:
             assert g == w
