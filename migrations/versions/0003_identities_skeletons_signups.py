@@ -1,0 +1,121 @@
+"""name skeletons, pending sign-ups, BBS identity sources, the sign-up log
+
+Revision ID: 0003
+Revises: 0002
+Create Date: 2026-12-01
+
+* ``users.skeleton``: what a name looks like (Unicode TR39 confusable skeleton, case
+  folded; ``door/services/names.py``) under a unique index, so that the check "does this
+  name look like one we have?" is one indexed lookup and two racing sign-ups cannot both
+  win. Existing users are backfilled oldest first; where two existing names already look
+  alike, the older account keeps the skeleton and the younger gets NULL (a unique index
+  allows any number of NULLs): nobody loses an account or a login, and no new name can
+  take either look. The upgrade logs each such pair.
+* ``users.is_pending``: signed up under ``signup = "approval"``, not yet approved.
+* ``bbs_identities.source``: ``rlogin`` or ``dropfile``, part of the unique key, so that
+  an rlogin tag can never reach a drop-file (``door local``) identity. Rows written before
+  this revision cannot tell the two apart; those tagged ``LOCAL`` (the default
+  ``[door] bbs_tag``) become ``dropfile``, every other becomes ``rlogin``.
+* ``signups``: one row per sign-up attempt from a network address, made or refused,
+  for the per-address limits.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0003"
+down_revision: str | None = "0002"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+log = logging.getLogger("alembic.runtime.migration")
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("users", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("skeleton", sa.String(length=200), nullable=True))
+        batch_op.add_column(
+            sa.Column("is_pending", sa.Boolean(), server_default=sa.false(), nullable=False)
+        )
+    _backfill_skeletons()
+    with op.batch_alter_table("users", schema=None) as batch_op:
+        batch_op.create_unique_constraint(batch_op.f("uq_users_skeleton"), ["skeleton"])
+
+    with op.batch_alter_table("bbs_identities", schema=None) as batch_op:
+        batch_op.add_column(
+            sa.Column("source", sa.String(length=16), server_default="rlogin", nullable=False)
+        )
+    op.execute("UPDATE bbs_identities SET source = 'dropfile' WHERE tag = 'LOCAL'")
+    with op.batch_alter_table("bbs_identities", schema=None) as batch_op:
+        batch_op.drop_constraint("uq_bbs_identities_tag_alias", type_="unique")
+        batch_op.create_unique_constraint(
+            "uq_bbs_identities_source_tag_alias", ["source", "tag", "alias_key"]
+        )
+
+    op.create_table(
+        "signups",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("address", sa.String(length=64), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("ok", sa.Boolean(), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=True),
+        sa.ForeignKeyConstraint(
+            ["user_id"], ["users.id"], name=op.f("fk_signups_user_id_users"), ondelete="SET NULL"
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_signups")),
+    )
+    with op.batch_alter_table("signups", schema=None) as batch_op:
+        batch_op.create_index(
+            "ix_signups_address_created_at", ["address", "created_at"], unique=False
+        )
+
+
+def _backfill_skeletons() -> None:
+    """Give every existing user its look key; the older of two look-alikes keeps it."""
+    from door.services.names import NameRules
+
+    rules = NameRules.load()
+    conn = op.get_bind()
+    users = sa.table(
+        "users", sa.column("id", sa.Integer), sa.column("name", sa.String),
+        sa.column("skeleton", sa.String),
+    )  # fmt: skip
+    holders: dict[str, tuple[int, str]] = {}
+    for uid, name in conn.execute(sa.select(users.c.id, users.c.name).order_by(users.c.id)):
+        key = rules.look_key(name)
+        if key in holders:
+            log.warning(
+                "users %r (id %d) and %r (id %d) look alike; %r keeps the name's look, "
+                "%r keeps its name", holders[key][1], holders[key][0], name, uid,
+                holders[key][1], name,
+            )  # fmt: skip
+            continue
+        holders[key] = (uid, name)
+        conn.execute(sa.update(users).where(users.c.id == uid).values(skeleton=key))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("signups", schema=None) as batch_op:
+        batch_op.drop_index("ix_signups_address_created_at")
+    op.drop_table("signups")
+
+    # Two identities that differ only by source would break the old key: keep the rlogin one.
+    op.execute(
+        "DELETE FROM bbs_identities WHERE source = 'dropfile' AND EXISTS ("
+        "SELECT 1 FROM bbs_identities AS other WHERE other.source = 'rlogin' "
+        "AND other.tag = bbs_identities.tag AND other.alias_key = bbs_identities.alias_key)"
+    )
+    with op.batch_alter_table("bbs_identities", schema=None) as batch_op:
+        batch_op.drop_constraint("uq_bbs_identities_source_tag_alias", type_="unique")
+        batch_op.create_unique_constraint("uq_bbs_identities_tag_alias", ["tag", "alias_key"])
+        batch_op.drop_column("source")
+
+    with op.batch_alter_table("users", schema=None) as batch_op:
+        batch_op.drop_constraint(batch_op.f("uq_users_skeleton"), type_="unique")
+        batch_op.drop_column("is_pending")
+        batch_op.drop_column("skeleton")
