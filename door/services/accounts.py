@@ -250,11 +250,11 @@ def _taken(name: str) -> AccountError:
     return AccountError(f"the name {name!r} is taken; choose another")
 
 
-def _name_free(repo: Repository, name: str, look: str) -> None:
+def _name_free(repo: Repository, name: str, look: tuple[str, str]) -> None:
     """``AccountError`` unless both the name and its look are free."""
     if repo.user_by_key(name_key(name)) is not None:
         raise _taken(name)
-    other = repo.user_by_skeleton(look)
+    other = repo.user_by_looks(look)
     if other is not None:
         raise AccountError(f"the name {name!r} looks too much like {other.name!r}; choose another")
 
@@ -324,7 +324,7 @@ class Accounts:
         name = self.clean_name(name)
         if reserved and self.names.is_reserved(name):
             raise AccountError(f"the name {name!r} is reserved; choose another")
-        look = self.names.look_key(name)
+        look = self.names.looks(name)
         check_password_text(password)
         hashed = await asyncio.to_thread(hash_password, password)
         now = self.clock.now()
@@ -337,7 +337,7 @@ class Accounts:
                     raise AccountError(refusal)
             _name_free(repo, name, look)
             uid = repo.insert_user(
-                name, name_key(name), hashed, False, now, {}, skeleton=look, is_pending=pending
+                name, name_key(name), hashed, False, now, {}, looks=look, is_pending=pending
             )
             if address is not None:
                 policy.record(repo, address, now, uid)
@@ -514,7 +514,7 @@ class Accounts:
         def usable(repo: Repository, name: str) -> bool:
             return (
                 repo.user_by_key(name_key(name)) is None
-                and repo.user_by_skeleton(names.look_key(name)) is None
+                and repo.user_by_looks(names.looks(name)) is None
                 and not names.is_reserved(name)
             )
 
@@ -532,7 +532,7 @@ class Accounts:
                 suffix = str(n)
                 name = base[: NAME_MAX - len(suffix)].rstrip() + suffix
             uid = repo.insert_user(
-                name, name_key(name), None, False, now, {}, skeleton=names.look_key(name)
+                name, name_key(name), None, False, now, {}, looks=names.looks(name)
             )
             repo.insert_bbs_identity(tag, alias, alias_key, uid, now, source)
             return user_from_record(_existing(repo, uid))
@@ -548,16 +548,16 @@ class Accounts:
         """The bot account called ``name``, created if missing (``is_bot=True``); a name
         that is (or looks like) a person's is refused."""
         name = self.clean_name(name)
-        look = self.names.look_key(name)
+        look = self.names.looks(name)
         now = self.clock.now()
 
         def action(repo: Repository) -> User:
-            row = repo.user_by_key(name_key(name)) or repo.user_by_skeleton(look)
+            row = repo.user_by_key(name_key(name)) or repo.user_by_looks(look)
             if row is not None:
                 if not row.is_bot or name_key(row.name) != name_key(name):
                     raise AccountError(f"{name!r} is a person's name, not a bot's")
                 return user_from_record(row)
-            uid = repo.insert_user(name, name_key(name), None, True, now, {}, skeleton=look)
+            uid = repo.insert_user(name, name_key(name), None, True, now, {}, looks=look)
             return user_from_record(_existing(repo, uid))
 
         for _ in range(3):

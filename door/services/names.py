@@ -8,11 +8,13 @@ look, so that nobody can pass for someone else.
   U+1160 U+3164 U+FFA0, variation selectors, tags), every format character (bidi
   controls), C0/C1 controls, unassigned and private-use code points, lone combining marks
   and stacks of them, line and paragraph separators, and runs of spaces.
-* :func:`skeleton` is the confusable skeleton of Unicode TR39 §4 (NFD, drop
-  default-ignorables, map each character to its prototype, NFD again); :func:`look_key`
-  adds case folding on top (``skeleton(casefold(skeleton(x)))``) because door's names
-  ignore case. Two names with the same look key look alike: ``аlice`` (Cyrillic а),
-  ``ALICE`` and ``alice`` share one; so do ``rn`` and ``m``, ``l`` and ``I``.
+* :meth:`NameRules.skeleton` is the confusable skeleton of Unicode TR39 §4 (NFD, drop
+  default-ignorables, map each character to its prototype, NFD again). Door's names
+  ignore case, and the prototypes do not (``I`` → ``l`` but ``i`` → ``i``; ``0`` → ``O``),
+  so :meth:`NameRules.looks` gives two keys, case folded before and after the skeleton:
+  ``skeleton(casefold(x))`` finds ``ALICE`` ~ ``аlice`` (Cyrillic а), and
+  ``skeleton(casefold(skeleton(x)))`` finds ``BiII`` ~ ``Bill`` and ``R00T`` ~ ``root``.
+  Two names look alike when a key of one is a key of the other; ``rn`` ~ ``m`` too.
 
 The confusable prototypes and the Default_Ignorable ranges are Unicode's own data
 (``confusables.txt`` and ``DerivedCoreProperties.txt`` of UTS #39 17.0.0) as shipped by
@@ -74,7 +76,7 @@ class NameRules:
     ) -> NameRules:
         names = tuple(reserved)
         rules = cls(prototypes, tuple(sorted(ignorable)), names)
-        keys = frozenset(rules.reserved_key(n) for n in names)
+        keys = frozenset(k for n in names for k in rules.reserved_keys(n))
         object.__setattr__(rules, "_reserved_keys", keys - {""})
         return rules
 
@@ -122,16 +124,26 @@ class NameRules:
         )
         return unicodedata.normalize("NFD", mapped)
 
-    def look_key(self, name: str) -> str:
-        """What a name looks like, case ignored: equal keys mean confusable names."""
-        return self.skeleton(self.skeleton(normalise(name)).casefold())
+    def looks(self, name: str) -> tuple[str, str]:
+        """What a name looks like, case ignored: ``(skeleton(casefold(x)),
+        skeleton(casefold(skeleton(x))))``. Names sharing a key are confusable."""
+        text = normalise(name)
+        return self.skeleton(text.casefold()), self.skeleton(self.skeleton(text).casefold())
 
-    def reserved_key(self, name: str) -> str:
-        """The look key with spaces and punctuation left out (for the reserved list)."""
-        return "".join(ch for ch in self.look_key(name) if ch.isalnum())
+    def look_key(self, name: str) -> str:
+        """The first of :meth:`looks` (case folded, then the skeleton)."""
+        return self.looks(name)[0]
+
+    def is_confusable(self, one: str, other: str) -> bool:
+        """Whether the two names look alike (share a key of :meth:`looks`)."""
+        return bool(set(self.looks(one)) & set(self.looks(other)))
+
+    def reserved_keys(self, name: str) -> set[str]:
+        """The keys of :meth:`looks` with spaces and punctuation left out."""
+        return {"".join(ch for ch in key if ch.isalnum()) for key in self.looks(name)}
 
     def is_reserved(self, name: str) -> bool:
-        return self.reserved_key(name) in self._reserved_keys
+        return bool(self.reserved_keys(name) & self._reserved_keys)
 
 
 def normalise(name: str) -> str:

@@ -106,10 +106,11 @@ class UserRow(Base):
     settings: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     last_login_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    # what the name looks like (door/services/names.py look_key): unique, so no two
-    # accounts can look alike; NULL for the younger of two look-alikes that existed
-    # before the column did (migration 0003)
+    # what the name looks like (the two keys of door/services/names.py NameRules.looks):
+    # unique, so no two accounts can look alike; NULL for the younger of two look-alikes
+    # that existed before the columns did (migration 0003)
     skeleton: Mapped[str | None] = mapped_column(String(200), unique=True)
+    skeleton_cased: Mapped[str | None] = mapped_column(String(200), unique=True)
     # signed up while sign-ups needed the sysop's approval, and not yet approved
     is_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 

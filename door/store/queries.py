@@ -80,7 +80,7 @@ def _table(model: Any) -> Table:
 def _user(v: Sequence[Any]) -> UserRecord:
     return UserRecord(
         v[0], v[1], v[2], v[3], bool(v[4]), bool(v[5]), bool(v[6]), dict(v[7] or {}), v[8], v[9],
-        v[10], bool(v[11]),
+        v[10], v[11], bool(v[12]),
     )  # fmt: skip
 
 
@@ -187,7 +187,7 @@ class Queries:
             "insert_user",
             _insert(users, "name", "name_key", "password_hash", "is_sysop", "is_banned",
                     "is_bot", "settings", "created_at", "last_login_at", "skeleton",
-                    "is_pending").returning(users.c.id),
+                    "skeleton_cased", "is_pending").returning(users.c.id),
             _one_int,
         )  # fmt: skip
         self.update_user = _write(
@@ -195,8 +195,14 @@ class Queries:
             _update(users, "name", "password_hash", "is_sysop", "is_banned", "is_bot",
                     "settings", "last_login_at", "is_pending").where(users.c.id == p("w_id")),
         )  # fmt: skip
-        self.user_by_skeleton = Query(
-            "user_by_skeleton", select(users).where(users.c.skeleton == p("skeleton")), _user
+        either = (users.c.skeleton, users.c.skeleton_cased)
+        self.user_by_looks = Query(
+            "user_by_looks",
+            select(users)
+            .where(or_(*(c == p(k) for c in either for k in ("folded", "cased"))))
+            .order_by(users.c.id)
+            .limit(1),
+            _user,
         )
         self.pending_users = Query(
             "pending_users",

@@ -37,6 +37,7 @@ class UserRecord:
     created_at: datetime
     last_login_at: datetime | None
     skeleton: str | None = None
+    skeleton_cased: str | None = None
     is_pending: bool = False
 
 

@@ -65,11 +65,11 @@ class Repository:
         now: datetime,
         settings: JSONObject,
         *,
-        skeleton: str | None = None,
+        looks: tuple[str, str] | None = None,
         is_pending: bool = False,
     ) -> int:
         """A new account; returns its id (:class:`ConflictError` if the key or the
-        skeleton is taken)."""
+        look is taken; ``looks``: the two keys of ``NameRules.looks``)."""
         found = self._run.rows(
             self._q.insert_user,
             {
@@ -82,15 +82,18 @@ class Repository:
                 "settings": settings,
                 "created_at": now,
                 "last_login_at": None,
-                "skeleton": skeleton,
+                "skeleton": None if looks is None else looks[0],
+                "skeleton_cased": None if looks is None else looks[1],
                 "is_pending": is_pending,
             },
         )
         return found[0]
 
-    def user_by_skeleton(self, skeleton: str) -> UserRecord | None:
-        """The user whose name looks like ``skeleton`` (see ``door/services/names.py``)."""
-        return _first(self._run.rows(self._q.user_by_skeleton, {"skeleton": skeleton}))
+    def user_by_looks(self, looks: tuple[str, str]) -> UserRecord | None:
+        """The (oldest) user whose name shares a look key with ``looks`` (the two keys
+        of ``door/services/names.py`` NameRules.looks)."""
+        params = {"folded": looks[0], "cased": looks[1]}
+        return _first(self._run.rows(self._q.user_by_looks, params))
 
     def pending_users(self) -> list[UserRecord]:
         """Accounts waiting for the sysop's approval, oldest first."""

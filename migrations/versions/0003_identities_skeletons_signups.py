@@ -4,13 +4,14 @@ Revision ID: 0003
 Revises: 0002
 Create Date: 2026-12-01
 
-* ``users.skeleton``: what a name looks like (Unicode TR39 confusable skeleton, case
-  folded; ``door/services/names.py``) under a unique index, so that the check "does this
-  name look like one we have?" is one indexed lookup and two racing sign-ups cannot both
-  win. Existing users are backfilled oldest first; where two existing names already look
-  alike, the older account keeps the skeleton and the younger gets NULL (a unique index
-  allows any number of NULLs): nobody loses an account or a login, and no new name can
-  take either look. The upgrade logs each such pair.
+* ``users.skeleton`` and ``users.skeleton_cased``: what a name looks like (the two
+  Unicode TR39 confusable-skeleton keys of ``door/services/names.py`` NameRules.looks),
+  each under a unique index, so that the check "does this name look like one we have?"
+  is one indexed lookup and two racing sign-ups cannot both win. Existing users are
+  backfilled oldest first; where two existing names already look alike, the older
+  account keeps that key and the younger gets NULL (a unique index allows any number of
+  NULLs): nobody loses an account or a login, and no new name can take either look. The
+  upgrade logs each such pair.
 * ``users.is_pending``: signed up under ``signup = "approval"``, not yet approved.
 * ``bbs_identities.source``: ``rlogin`` or ``dropfile``, part of the unique key, so that
   an rlogin tag can never reach a drop-file (``door local``) identity. Rows written before
@@ -39,12 +40,16 @@ log = logging.getLogger("alembic.runtime.migration")
 def upgrade() -> None:
     with op.batch_alter_table("users", schema=None) as batch_op:
         batch_op.add_column(sa.Column("skeleton", sa.String(length=200), nullable=True))
+        batch_op.add_column(sa.Column("skeleton_cased", sa.String(length=200), nullable=True))
         batch_op.add_column(
             sa.Column("is_pending", sa.Boolean(), server_default=sa.false(), nullable=False)
         )
     _backfill_skeletons()
     with op.batch_alter_table("users", schema=None) as batch_op:
         batch_op.create_unique_constraint(batch_op.f("uq_users_skeleton"), ["skeleton"])
+        batch_op.create_unique_constraint(
+            batch_op.f("uq_users_skeleton_cased"), ["skeleton_cased"]
+        )
 
     with op.batch_alter_table("bbs_identities", schema=None) as batch_op:
         batch_op.add_column(
@@ -76,27 +81,31 @@ def upgrade() -> None:
 
 
 def _backfill_skeletons() -> None:
-    """Give every existing user its look key; the older of two look-alikes keeps it."""
+    """Give every existing user its look keys; the older of two look-alikes keeps a key."""
     from door.services.names import NameRules
 
     rules = NameRules.load()
     conn = op.get_bind()
     users = sa.table(
         "users", sa.column("id", sa.Integer), sa.column("name", sa.String),
-        sa.column("skeleton", sa.String),
+        sa.column("skeleton", sa.String), sa.column("skeleton_cased", sa.String),
     )  # fmt: skip
-    holders: dict[str, tuple[int, str]] = {}
-    for uid, name in conn.execute(sa.select(users.c.id, users.c.name).order_by(users.c.id)):
-        key = rules.look_key(name)
-        if key in holders:
-            log.warning(
-                "users %r (id %d) and %r (id %d) look alike; %r keeps the name's look, "
-                "%r keeps its name", holders[key][1], holders[key][0], name, uid,
-                holders[key][1], name,
-            )  # fmt: skip
-            continue
-        holders[key] = (uid, name)
-        conn.execute(sa.update(users).where(users.c.id == uid).values(skeleton=key))
+    holders: tuple[dict[str, tuple[int, str]], dict[str, tuple[int, str]]] = ({}, {})
+    rows = conn.execute(sa.select(users.c.id, users.c.name).order_by(users.c.id)).all()
+    for uid, name in rows:
+        values: dict[str, str] = {}
+        for column, key, held in zip(("skeleton", "skeleton_cased"), rules.looks(name), holders):
+            if key in held:
+                log.warning(
+                    "users %r (id %d) and %r (id %d) look alike; the older keeps the look "
+                    "(%s), both keep their names", held[key][1], held[key][0], name, uid,
+                    column,
+                )  # fmt: skip
+                continue
+            held[key] = (uid, name)
+            values[column] = key
+        if values:
+            conn.execute(sa.update(users).where(users.c.id == uid).values(**values))
 
 
 def downgrade() -> None:
@@ -116,6 +125,8 @@ def downgrade() -> None:
         batch_op.drop_column("source")
 
     with op.batch_alter_table("users", schema=None) as batch_op:
+        batch_op.drop_constraint(batch_op.f("uq_users_skeleton_cased"), type_="unique")
         batch_op.drop_constraint(batch_op.f("uq_users_skeleton"), type_="unique")
         batch_op.drop_column("is_pending")
+        batch_op.drop_column("skeleton_cased")
         batch_op.drop_column("skeleton")
