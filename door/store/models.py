@@ -94,6 +94,12 @@ class Base(DeclarativeBase):
 
 class UserRow(Base):
     __tablename__ = "users"
+    # unique indexes, not constraints: SQLite adds an index without rebuilding the table
+    # (a rebuild would drop the old users table and cascade to its keys and identities)
+    __table_args__ = (
+        Index("ix_users_skeleton", "skeleton", unique=True),
+        Index("ix_users_skeleton_cased", "skeleton_cased", unique=True),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(40))
@@ -109,8 +115,8 @@ class UserRow(Base):
     # what the name looks like (the two keys of door/services/names.py NameRules.looks):
     # unique, so no two accounts can look alike; NULL for the younger of two look-alikes
     # that existed before the columns did (migration 0003)
-    skeleton: Mapped[str | None] = mapped_column(String(200), unique=True)
-    skeleton_cased: Mapped[str | None] = mapped_column(String(200), unique=True)
+    skeleton: Mapped[str | None] = mapped_column(String(200))
+    skeleton_cased: Mapped[str | None] = mapped_column(String(200))
     # signed up while sign-ups needed the sysop's approval, and not yet approved
     is_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 

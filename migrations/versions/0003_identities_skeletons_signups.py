@@ -38,23 +38,22 @@ log = logging.getLogger("alembic.runtime.migration")
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("users", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("skeleton", sa.String(length=200), nullable=True))
-        batch_op.add_column(sa.Column("skeleton_cased", sa.String(length=200), nullable=True))
-        batch_op.add_column(
-            sa.Column("is_pending", sa.Boolean(), server_default=sa.false(), nullable=False)
-        )
+    # Plain ALTER TABLE ADD COLUMN and CREATE UNIQUE INDEX, never a batch rebuild of users:
+    # on SQLite a rebuild drops the old table, and with foreign keys on that deletes every
+    # SSH key and BBS identity (ON DELETE CASCADE).
+    op.add_column("users", sa.Column("skeleton", sa.String(length=200), nullable=True))
+    op.add_column("users", sa.Column("skeleton_cased", sa.String(length=200), nullable=True))
+    op.add_column(
+        "users", sa.Column("is_pending", sa.Boolean(), server_default=sa.false(), nullable=False)
+    )
     _backfill_skeletons()
-    with op.batch_alter_table("users", schema=None) as batch_op:
-        batch_op.create_unique_constraint(batch_op.f("uq_users_skeleton"), ["skeleton"])
-        batch_op.create_unique_constraint(
-            batch_op.f("uq_users_skeleton_cased"), ["skeleton_cased"]
-        )
+    op.create_index("ix_users_skeleton", "users", ["skeleton"], unique=True)
+    op.create_index("ix_users_skeleton_cased", "users", ["skeleton_cased"], unique=True)
 
-    with op.batch_alter_table("bbs_identities", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column("source", sa.String(length=16), server_default="rlogin", nullable=False)
-        )
+    op.add_column(
+        "bbs_identities",
+        sa.Column("source", sa.String(length=16), server_default="rlogin", nullable=False),
+    )
     op.execute("UPDATE bbs_identities SET source = 'dropfile' WHERE tag = 'LOCAL'")
     with op.batch_alter_table("bbs_identities", schema=None) as batch_op:
         batch_op.drop_constraint("uq_bbs_identities_tag_alias", type_="unique")
@@ -124,9 +123,9 @@ def downgrade() -> None:
         batch_op.create_unique_constraint("uq_bbs_identities_tag_alias", ["tag", "alias_key"])
         batch_op.drop_column("source")
 
-    with op.batch_alter_table("users", schema=None) as batch_op:
-        batch_op.drop_constraint(batch_op.f("uq_users_skeleton_cased"), type_="unique")
-        batch_op.drop_constraint(batch_op.f("uq_users_skeleton"), type_="unique")
-        batch_op.drop_column("is_pending")
-        batch_op.drop_column("skeleton_cased")
-        batch_op.drop_column("skeleton")
+    # native DROP COLUMN (SQLite 3.35+), not a rebuild of users: see upgrade()
+    op.drop_index("ix_users_skeleton_cased", table_name="users")
+    op.drop_index("ix_users_skeleton", table_name="users")
+    op.drop_column("users", "is_pending")
+    op.drop_column("users", "skeleton_cased")
+    op.drop_column("users", "skeleton")
