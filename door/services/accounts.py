@@ -42,6 +42,11 @@ class AccountError(Refusal):
     """An account action was refused; the message is fit to show the person."""
 
 
+class SignupRefused(AccountError):
+    """Sign-ups are closed, or the address reached a sign-up limit (not itself logged as
+    an attempt, so a flood of refused attempts writes nothing)."""
+
+
 @dataclass(frozen=True)
 class UserSettings:
     """Per-user preferences the screens honour."""
@@ -300,12 +305,14 @@ class Accounts:
         policy = self.signups
         refusal = await self.signup_refusal(address)
         if refusal is not None:
-            raise AccountError(refusal)
+            raise SignupRefused(refusal)
         try:
             user = await self._create(
                 name, password, address=address, pending=policy.mode == "approval",
                 reserved=True,
             )  # fmt: skip
+        except SignupRefused:
+            raise
         except AccountError:
             if address is not None:
                 now = self.clock.now()
@@ -334,7 +341,7 @@ class Accounts:
             if address is not None:
                 refusal = policy.refusal(repo, address, now)  # again, in the same transaction
                 if refusal is not None:
-                    raise AccountError(refusal)
+                    raise SignupRefused(refusal)
             _name_free(repo, name, look)
             uid = repo.insert_user(
                 name, name_key(name), hashed, False, now, {}, looks=look, is_pending=pending
