@@ -1,5 +1,9 @@
 """Accounts: registration, passwords, SSH keys, BBS identities, flags and settings.
 
+Names go through :mod:`door.services.names` (NFKC, no invisible characters, reserved
+names, look-alikes by TR39 skeleton, held unique by the database); sign-ups through
+:mod:`door.services.signups` (open, closed or approval; per-address limits).
+
 Passwords are hashed with scrypt (n=2**14, r=8, p=1, 16-byte salt) into a self-describing
 string ``scrypt$n$r$p$salt$hash`` (base64), so the parameters can be raised later
 without breaking old hashes. Hashing runs in a worker thread: it is deliberately slow.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from door.cli import main
+from door.config import ConfigError, load_config
+from door.services import name_rules, signup_policy
 from door.services.accounts import AccountError, Accounts
 from door.services.clock import FakeClock
 from door.services.signups import CLOSED_MESSAGE, SignupPolicy
@@ -234,3 +237,35 @@ def test_door_user_add_takes_a_reserved_name_when_sign_ups_are_closed(
     args = ("user", "add", "sysop", "--password-stdin", *data)
     assert door(*args, monkeypatch=monkeypatch, stdin="pw-pw-pw\n") == 0
     assert "added sysop" in capsys.readouterr().out
+
+
+# --- the [accounts] settings -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[accounts]\nsignup = "maybe"\n', "[accounts] signup must be one of: open, closed"),
+        ("[accounts]\nsignups_per_address_per_hour = -1\n", "signups_per_address_per_hour"),
+        ("[accounts]\nreserved_names = [1, 2]\n", "reserved_names must be a list of strings"),
+    ],
+)
+def test_bad_accounts_settings_are_refused_naming_them(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "door.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_config(path)
+
+
+def test_the_accounts_settings_reach_the_service(tmp_path: Path) -> None:
+    path = tmp_path / "door.toml"
+    path.write_text(
+        '[accounts]\nsignup = "approval"\nsignups_per_address_per_hour = 5\n'
+        'signup_attempts_per_address_per_hour = 7\nreserved_names = ["Zorro"]\n'
+    )
+    config = load_config(path)
+    assert signup_policy(config) == SignupPolicy(mode="approval", per_hour=5, attempts_per_hour=7)
+    assert name_rules(config).is_reserved("ZORRO")
+    assert not name_rules(config).is_reserved("sysop")
