@@ -343,6 +343,7 @@ class Accounts:
 
         def action(repo: Repository) -> User:
             if address is not None:
+                repo.lock_signups(address)
                 refusal = policy.refusal(repo, address, now)  # again, in the same transaction
                 if refusal is not None:
                     raise SignupRefused(refusal)

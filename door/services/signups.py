@@ -6,9 +6,10 @@ restarts and across the processes sharing a PostgreSQL database, and the sysop c
 where accounts came from. Attempts refused by the limits themselves are not written, so a
 flood cannot grow the table; rows older than a day are dropped as new ones come.
 
-On SQLite the check and the insert share one transaction on the one database thread, so
-the limits are exact; on PostgreSQL two sign-ups from one address at the same instant in
-two processes can both pass the check (one extra account at most per race).
+The check and the insert share one write transaction, and sign-ups from one address
+take turns (SQLite's write transactions begin IMMEDIATE; on PostgreSQL a transaction-scoped
+advisory lock per address), so the limits are exact even for sign-ups racing in several
+processes.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from sqlalchemy import (
+    BigInteger,
     ColumnElement,
     Insert,
     Select,
@@ -261,6 +262,12 @@ class Queries:
         )
         self.insert_signup = _write(
             "insert_signup", _insert(signups, "address", "created_at", "ok", "user_id")
+        )
+        # PostgreSQL only (Repository.lock_signups): sign-ups from one address, one at a time
+        self.advisory_xact_lock = Query(
+            "advisory_xact_lock",
+            select(func.pg_advisory_xact_lock(bindparam("key", type_=BigInteger))),
+            _row,
         )
         self.delete_old_signups = _write(
             "delete_old_signups", delete(signups).where(signups.c.created_at < p("before"))

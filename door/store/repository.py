@@ -12,6 +12,7 @@ is the one database error a service is expected to handle.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TypeVar
@@ -31,7 +32,7 @@ from door.store.records import (
     SignupCounts,
     UserRecord,
 )
-from door.store.runner import ConflictError, Runner
+from door.store.runner import ConflictError, CoreRunner, Runner
 
 __all__ = ["ConflictError", "Repository"]
 
@@ -184,6 +185,16 @@ class Repository:
     ) -> None:
         params = {"address": address, "created_at": now, "ok": ok, "user_id": user_id}
         self._run.execute(self._q.insert_signup, params)
+
+    def lock_signups(self, address: str) -> None:
+        """Hold sign-ups from ``address`` back until this transaction ends, so a count and
+        the insert it allows cannot interleave with another's. On PostgreSQL a
+        transaction-scoped advisory lock; SQLite's write transactions (BEGIN IMMEDIATE)
+        are one at a time already."""
+        if isinstance(self._run, CoreRunner) and self._run.conn.dialect.name == "postgresql":
+            digest = hashlib.sha256(b"door-signups\0" + address.encode("utf-8")).digest()
+            key = int.from_bytes(digest[:8], "big", signed=True)
+            self._run.rows(self._q.advisory_xact_lock, {"key": key})
 
     def forget_signups_before(self, before: datetime) -> None:
         """Drop sign-up log rows older than ``before`` (the limits no longer count them)."""

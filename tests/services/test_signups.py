@@ -104,13 +104,9 @@ async def test_the_limits_are_configurable_and_zero_turns_them_off(
         await unlimited.register(f"user{i}", "pw-pw-pw", address=HERE)
 
 
-async def test_racing_sign_ups_from_one_address_make_at_most_three_on_sqlite(
+async def test_racing_sign_ups_from_one_address_make_exactly_three(
     accounts: Accounts,
 ) -> None:
-    """The check and the insert share one transaction on SQLite's one database thread.
-    (On PostgreSQL two processes racing can make one extra: see door/services/signups.py.)"""
-    if not accounts.db.is_sqlite:
-        pytest.skip("exact under races on SQLite only (documented)")
     names = [f"racer{i}" for i in range(6)]
     results = await asyncio.gather(
         *(accounts.register(n, "pw-pw-pw", address=HERE) for n in names),
