@@ -515,11 +515,14 @@ class Accounts:
         """
         if source not in ("rlogin", "dropfile"):
             raise ValueError(f"unknown BBS identity source {source!r}")
-        tag = _visible(tag, self.names)[:60] or "BBS"
-        alias = _visible(alias, self.names)[:100]
+        # the identity's key is the alias as the BBS sent it (controls left out, as before
+        # these name rules, so existing links still hold); only the door name is cleaned
+        tag = "".join(ch for ch in tag if ch.isprintable()).strip()[:60] or "BBS"
+        alias = "".join(ch for ch in alias if ch.isprintable()).strip()[:100]
         if not alias:
             raise AccountError("the BBS gave no user name")
         alias_key = name_key(alias)
+        shown = _visible(alias, self.names)
         now = self.clock.now()
         names = self.names
 
@@ -534,7 +537,7 @@ class Accounts:
             uid = repo.bbs_identity_user(tag, alias_key, source)
             if uid is not None:
                 return user_from_record(_existing(repo, uid))
-            base = _name_from_alias(alias, names)
+            base = _name_from_alias(shown, names)
             name = base
             n = 1
             while not usable(repo, name):
