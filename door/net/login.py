@@ -129,6 +129,8 @@ async def register_dialogue(
             user = await accounts.register(name, password, address=address)
         except ValueError as exc:
             terminal.write(f"Sorry: {printable(str(exc))}\r\n")
+            if refusal is not None and await refusal(address) is not None:
+                return None  # that was the address's last attempt for now
             continue
         if getattr(user, "is_pending", False):
             terminal.write(

@@ -56,7 +56,7 @@ async def sign_up(app: App, source: str, name: str, password: str = "hunter22") 
         if b"Choose a name: " not in seen:
             return seen
         writer.write(name.encode() + b"\r" + password.encode() + b"\r" + password.encode() + b"\r")
-        return await expect_any(reader, ("SESSION", "Choose a name: ", "approval"))
+        return await expect_any(reader, ("SESSION", "Choose a name: ", "approval", "\r\nName: "))
     finally:
         writer.close()
 
@@ -141,3 +141,18 @@ async def test_a_sign_up_under_approval_waits_and_is_told_at_each_login(tmp_path
         writer.close()
     finally:
         await app.shutdown()
+
+
+async def test_the_dialogue_ends_when_the_last_attempt_is_used(app: App) -> None:
+    for _ in range(9):
+        await sign_up(app, "127.0.0.2", "Sys-0p")
+    reader, writer = await connect(app, "127.0.0.2")
+    try:
+        writer.write(b"new\r")
+        await expect(reader, "Choose a name: ")
+        writer.write(b"root\rpw1234\rpw1234\r")  # the tenth refused attempt
+        got = await expect_any(reader, ("Choose a name: ", "\r\nName: "))
+        assert b"reserved" in got
+        assert b"Choose a name: " not in got.split(b"reserved", 1)[1]
+    finally:
+        writer.close()
