@@ -56,6 +56,11 @@ async def enter_session(
     if user.is_banned:
         await terminal.close("Your account is suspended. Ask the sysop.")
         return
+    if getattr(user, "is_pending", False):
+        from door.services.signups import PENDING_MESSAGE
+
+        await terminal.close(PENDING_MESSAGE)
+        return
     charset = getattr(user.settings, "charset", "auto")
     if charset == "cp437":
         terminal.set_encoding("cp437")
@@ -111,7 +116,7 @@ class App:
         Port arguments override the config for tests: ``0`` there means "any free port",
         ``None`` means "as configured" (where 0 means off).
         """
-        from door.net.rlogin import RloginSettings, start_rlogin
+        from door.net.rlogin import RloginSettings, TrustedBbs, start_rlogin
         from door.net.ssh import SSHSettings, load_host_key, start_ssh
         from door.net.telnet import TelnetSettings, start_telnet
 
@@ -158,14 +163,12 @@ class App:
             self.ports["ssh"] = acceptor.get_port()
         port = cfg.server.rlogin_port if rlogin_port is None else rlogin_port
         if rlogin_port is not None or port:
-            rl = cfg.rlogin
+            bbs = tuple(TrustedBbs(b.tag, b.addresses, b.secret) for b in cfg.rlogin.bbs)
             server = await start_rlogin(
                 host,
                 port,
                 self._rlogin_session,
-                settings=RloginSettings(
-                    connection, trusted=rl.trusted, secret=rl.secret, default_tag=rl.default_tag
-                ),
+                settings=RloginSettings(connection, bbs=bbs),
                 limiter=self.limiter,
                 sessions=self.sessions,
             )
@@ -228,7 +231,10 @@ class App:
         try:
             if user is None:
                 user = await register_dialogue(
-                    terminal, self.accounts, max_len=self.config.limits.max_line
+                    terminal,
+                    self.accounts,
+                    max_len=self.config.limits.max_line,
+                    address=terminal.address,
                 )
                 if user is None:
                     return
@@ -241,7 +247,7 @@ class App:
         assert services is not None
         request = terminal.request
         try:
-            user = await services.accounts.bbs_user(request.tag, request.alias)
+            user = await services.accounts.bbs_user(request.tag, request.alias, source="rlogin")
         except Refusal as exc:
             await terminal.close(f"Sorry: {printable(str(exc))}")
             return

@@ -7,9 +7,11 @@ override the file; the file overrides the defaults.
 
 from __future__ import annotations
 
+import hashlib
+import ipaddress
 import math
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, TypeVar, get_type_hints
 
@@ -25,6 +27,16 @@ class ConfigError(Refusal):
 def _ranged(default: int, low: int, high: int) -> Any:
     """A whole-number setting that must lie in ``low..high`` (checked when it is read)."""
     return field(default=default, metadata={"range": (low, high)})
+
+
+def _choice(default: str, choices: tuple[str, ...]) -> Any:
+    """A text setting that must be one of ``choices`` (checked when it is read)."""
+    return field(default=default, metadata={"choices": choices})
+
+
+def _tables(cls: type[Any]) -> Any:
+    """A setting written as an array of tables (``[[section.key]]``), each one a ``cls``."""
+    return field(default=(), metadata={"table": cls})
 
 
 @dataclass(frozen=True)
@@ -70,12 +82,65 @@ class LimitsConfig:
 
 
 @dataclass(frozen=True)
-class RloginConfig:
-    """rlogin for BBS door networks: trusted addresses and the shared secret."""
+class RloginBbs:
+    """One BBS allowed to connect over rlogin (``[[rlogin.bbs]]``): its tag, the addresses
+    (or CIDR networks) it connects from, and its own secret. A caller ``[TAG]alias`` (or a
+    bare ``alias``, which gets this tag) is accepted only from these addresses with this
+    secret."""
 
-    trusted: tuple[str, ...] = ("127.0.0.1",)
+    tag: str = ""
+    addresses: tuple[str, ...] = ()
     secret: str = ""
-    default_tag: str = ""
+
+    def __post_init__(self) -> None:
+        where = f"[[rlogin.bbs]] tag {self.tag!r}" if self.tag else "[[rlogin.bbs]]"
+        if not self.tag.strip() or any(ch in "[]" or not ch.isprintable() for ch in self.tag):
+            raise ConfigError("[[rlogin.bbs]] tag must be a short name without [ ] (e.g. DOVE)")
+        if len(self.tag) > 32:
+            raise ConfigError(f"{where}: tag must be at most 32 characters")
+        if not self.addresses:
+            raise ConfigError(f"{where}: addresses must list at least one address or network")
+        for entry in self.addresses:
+            try:
+                ipaddress.ip_network(str(entry), strict=False)
+            except ValueError:
+                raise ConfigError(
+                    f"{where}: addresses has {entry!r}, which is not an IP address or network"
+                ) from None
+        if not self.secret:
+            raise ConfigError(f"{where}: secret must not be empty (each BBS needs its own)")
+
+
+# [rlogin] keys of before [[rlogin.bbs]]: what to write instead.
+_RLOGIN_MIGRATION = (
+    "[rlogin] {key} is no longer used: rlogin trust is now per BBS. Write one table per "
+    "BBS instead, e.g.\n"
+    '  [[rlogin.bbs]]\n  tag = "DOVE"\n  addresses = ["10.0.0.5"]\n  secret = "..."\n'
+    "(a bare alias from that BBS gets its tag; see config.example.toml)"
+)
+_REMOVED = {("rlogin", "trusted"), ("rlogin", "secret"), ("rlogin", "default_tag")}
+
+
+@dataclass(frozen=True)
+class RloginConfig:
+    """rlogin for BBS door networks: the BBSs allowed in, each with its own tag, addresses
+    and secret (``[[rlogin.bbs]]``). With none, every rlogin connection is refused."""
+
+    bbs: tuple[RloginBbs, ...] = _tables(RloginBbs)
+
+    def __post_init__(self) -> None:
+        seen: set[str] = set()
+        for entry in self.bbs:
+            key = entry.tag.casefold()
+            if key in seen:
+                raise ConfigError(f"[[rlogin.bbs]] tag {entry.tag!r} appears twice")
+            seen.add(key)
+        secrets = [hashlib.sha256(b.secret.encode()).digest() for b in self.bbs]
+        if len(set(secrets)) != len(secrets):
+            raise ConfigError(
+                "[[rlogin.bbs]] two BBSs share a secret: give each its own, or one BBS can "
+                "pass for the other"
+            )
 
 
 @dataclass(frozen=True)
@@ -104,6 +169,22 @@ class BansConfig:
 
 
 @dataclass(frozen=True)
+class AccountsConfig:
+    """Sign-ups and names: whether people may sign up (open, closed, or approval: new
+    accounts wait for ``door user approve``), how many accounts and attempts one address
+    may make per hour (0 = no limit), and the names nobody may sign up as."""
+
+    signup: str = _choice("open", ("open", "closed", "approval"))
+    signups_per_address_per_hour: int = _ranged(3, 0, 1_000_000)
+    signup_attempts_per_address_per_hour: int = _ranged(10, 0, 1_000_000)
+    reserved_names: tuple[str, ...] = (
+        "sysop", "cosysop", "admin", "administrator", "root", "door", "guest", "system",
+        "operator", "moderator", "staff", "support", "server", "new", "apply", "nobody",
+        "anonymous", "everyone", "all",
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
 class Config:
     data_dir: Path = Path("door-data")
     server: ServerConfig = field(default_factory=ServerConfig)
@@ -113,6 +194,7 @@ class Config:
     door: DoorModeConfig = field(default_factory=DoorModeConfig)
     games: GamesConfig = field(default_factory=GamesConfig)
     bans: BansConfig = field(default_factory=BansConfig)
+    accounts: AccountsConfig = field(default_factory=AccountsConfig)
 
     @property
     def database_url(self) -> str:
@@ -130,20 +212,36 @@ def _section(cls: type[T], raw: Any, name: str) -> T:
     known = {f.name: f for f in fields(cls)}  # type: ignore[arg-type]
     values: dict[str, Any] = {}
     for key, value in raw.items():
+        if (name, key) in _REMOVED:
+            raise ConfigError(_RLOGIN_MIGRATION.format(key=key))
         if key not in known:
             raise ConfigError(f"[{name}] has no setting {key!r}")
-        values[key] = _value(getattr(cls(), key), value, f"[{name}] {key}")
+        table = known[key].metadata.get("table")
+        if table is not None:
+            if not isinstance(value, list):
+                raise ConfigError(f"{name}.{key} must be written as [[{name}.{key}]] tables")
+            values[key] = tuple(
+                _section(table, item, f"{name}.{key} #{i}") for i, item in enumerate(value, 1)
+            )
+            continue
+        default = known[key].default
+        if default is MISSING:
+            default = known[key].default_factory()  # type: ignore[operator]
+        values[key] = _value(default, value, f"[{name}] {key}")
         bounds = known[key].metadata.get("range")
         if bounds is not None and not bounds[0] <= values[key] <= bounds[1]:
             raise ConfigError(f"[{name}] {key} must be {bounds[0]} to {bounds[1]}")
+        choices = known[key].metadata.get("choices")
+        if choices is not None and values[key] not in choices:
+            raise ConfigError(f"[{name}] {key} must be one of: {', '.join(choices)}")
     return cls(**values)
 
 
 def _value(default: Any, value: Any, setting: str) -> Any:
     """``value`` checked against the type of ``default`` (and converted: list → tuple)."""
     if isinstance(default, tuple):
-        if not isinstance(value, list):
-            raise ConfigError(f"{setting} must be a list")
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{setting} must be a list of strings")
         return tuple(value)
     if isinstance(default, bool):
         if not isinstance(value, bool):

@@ -97,7 +97,9 @@ async def run_local(
                     await terminal.close("You have no time left on the BBS today. Goodbye!")
                     return 0
                 terminal.set_time_limit(drop.minutes_left * 60.0)
-            user = await services.accounts.bbs_user(config.door.bbs_tag, drop.alias)
+            user = await services.accounts.bbs_user(
+                config.door.bbs_tag, drop.alias, source="dropfile"
+            )
         else:
             try:
                 user = await login_dialogue(

@@ -1,4 +1,5 @@
-"""``door user``: add players, set passwords, grant sysop, ban, add SSH keys."""
+"""``door user``: add players, set passwords, grant sysop, ban, add SSH keys, approve
+sign-ups."""
 
 from __future__ import annotations
 
@@ -51,6 +52,17 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     key.add_argument("pubkey_file", metavar="PUBKEY_FILE", help="an OpenSSH .pub file")
     key.set_defaults(func=run_key_add)
 
+    approve = actions.add_parser(
+        "approve", parents=[common], help="let a pending sign-up log in (signup = approval)"
+    )
+    approve.add_argument("name", metavar="NAME")
+    approve.set_defaults(func=run_approve)
+
+    pending = actions.add_parser(
+        "pending", parents=[common], help="list the sign-ups awaiting approval"
+    )
+    pending.set_defaults(func=run_pending)
+
 
 def read_password(from_stdin: bool) -> str:
     """The new password: the first line of stdin, or typed twice at a prompt."""
@@ -71,6 +83,7 @@ def _run(
         return 2
 
     async def go() -> str:
+        from door.services import name_rules
         from door.services.accounts import Accounts
         from door.services.clock import SystemClock
 
@@ -78,7 +91,7 @@ def _run(
         try:
             if config.database.auto_upgrade:
                 await db.upgrade()
-            return await body(Accounts(db, SystemClock()))
+            return await body(Accounts(db, SystemClock(), names=name_rules(config)))
         finally:
             await db.dispose()
 
@@ -98,7 +111,7 @@ def run_add(args: argparse.Namespace) -> int:
         return 1
 
     async def body(accounts: Any) -> str:
-        user = await accounts.register(args.name, password)
+        user = await accounts.add_user(args.name, password)
         return f"added {user.name} (user {user.id})"
 
     return _run(args, "door user add", body)
@@ -153,3 +166,23 @@ def run_key_add(args: argparse.Namespace) -> int:
         return "\n".join(f"added key {fp} for {user.name}" for fp in added)
 
     return _run(args, "door user key-add", body)
+
+
+def run_approve(args: argparse.Namespace) -> int:
+    async def body(accounts: Any) -> str:
+        user = await accounts.approve(args.name)
+        return f"{user.name} is approved and can log in"
+
+    return _run(args, "door user approve", body)
+
+
+def run_pending(args: argparse.Namespace) -> int:
+    async def body(accounts: Any) -> str:
+        waiting = await accounts.pending()
+        if not waiting:
+            return "no sign-ups are waiting for approval"
+        lines = [f"{u.name}  (user {u.id}, signed up {u.created_at:%Y-%m-%d %H:%M} UTC)"
+                 for u in waiting]
+        return "\n".join(lines)
+
+    return _run(args, "door user pending", body)

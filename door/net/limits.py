@@ -132,9 +132,9 @@ class ThrottledAccounts:
         async with self._slots:
             return await self._accounts.authenticate(name, password)
 
-    async def register(self, name: str, password: str) -> Any:
+    async def register(self, name: str, password: str, **options: Any) -> Any:
         async with self._slots:
-            return await self._accounts.register(name, password)
+            return await self._accounts.register(name, password, **options)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._accounts, name)

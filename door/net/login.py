@@ -23,7 +23,7 @@ class AccountsLike(Protocol):
 
     async def authenticate(self, name: str, password: str) -> Any: ...
 
-    async def register(self, name: str, password: str) -> Any: ...
+    async def register(self, name: str, password: str, *, address: str | None = None) -> Any: ...
 
 
 class LoginAborted(Exception):
@@ -82,9 +82,26 @@ async def read_line(
 
 
 async def register_dialogue(
-    terminal: Terminal, accounts: AccountsLike, *, max_len: int = 512, attempts: int = 3
+    terminal: Terminal,
+    accounts: AccountsLike,
+    *,
+    max_len: int = 512,
+    attempts: int = 3,
+    address: str | None = None,
 ) -> Any | None:
-    """Ask for a new name and a password twice; the new user, or ``None`` if they gave up."""
+    """Ask for a new name and a password twice; the new user, or ``None`` if they gave up
+    (or sign-ups are refused: closed, or too many from ``address``, said first).
+
+    The service counts every attempt against ``address``. A user that comes back
+    pending (sign-ups need approval) is returned; the caller's session refuses it
+    with the message already shown here.
+    """
+    refusal = getattr(accounts, "signup_refusal", None)
+    if refusal is not None:
+        reason = await refusal(address)
+        if reason is not None:
+            terminal.write(f"\r\n{printable(reason)}\r\n")
+            return None
     terminal.write("\r\nNew account. Names are 2 to 20 characters. Press Esc to go back.\r\n")
     for _ in range(attempts):
         terminal.write("Choose a name: ")
@@ -109,10 +126,18 @@ async def register_dialogue(
             terminal.write("The two passwords differ. Let's try again.\r\n")
             continue
         try:
-            user = await accounts.register(name, password)
+            user = await accounts.register(name, password, address=address)
         except ValueError as exc:
             terminal.write(f"Sorry: {printable(str(exc))}\r\n")
+            if refusal is not None and await refusal(address) is not None:
+                return None  # that was the address's last attempt for now
             continue
+        if getattr(user, "is_pending", False):
+            terminal.write(
+                f"Thank you, {printable(user.name)}. Your account waits for the sysop's "
+                "approval; you can log in once it is approved.\r\n"
+            )
+            return user
         terminal.write(f"Welcome, {printable(user.name)}! Your account is ready.\r\n")
         return user
     return None
@@ -148,7 +173,7 @@ async def login_dialogue(
         if not name:
             continue
         if name.lower() in NEW_USER_WORDS:
-            user = await register_dialogue(terminal, accounts, max_len=max_len)
+            user = await register_dialogue(terminal, accounts, max_len=max_len, address=address)
             if user is not None:
                 return user
             continue

@@ -3,13 +3,18 @@
 Handshake: ``\\0 client-user \\0 server-user \\0 terminal/speed \\0``; we answer ``\\0`` to
 accept (or ``\\1`` and a reason to refuse), then the stream is 8-bit clean. Following
 Synchronet, GameSrv and DoorParty: the *server-user* field is the identity, ``[TAG]alias``
-or a bare ``alias``; the *client-user* field carries the shared secret; the terminal field
-selects a door (``xtrn=backgammon``, or a bare code). Only trusted addresses are accepted.
+or a bare ``alias``; the *client-user* field carries the secret; the terminal field
+selects a door (``xtrn=backgammon``, or a bare code).
+
+Trust is per BBS (:class:`TrustedBbs`): each tag belongs to one BBS, which may connect
+only from its own addresses with its own secret, so one BBS cannot log in as another's
+callers. A bare alias gets the tag of the BBS whose address and secret match.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 import ipaddress
 import logging
@@ -52,13 +57,21 @@ class RloginRequest:
 
 
 @dataclass(frozen=True)
+class TrustedBbs:
+    """A BBS allowed in: its tag, the addresses or networks it connects from, its secret."""
+
+    tag: str
+    addresses: tuple[str, ...]
+    secret: str
+
+
+@dataclass(frozen=True)
 class RloginSettings:
-    """An rlogin listener's knobs: the shared ones, and who may connect (``[rlogin]``)."""
+    """An rlogin listener's knobs: the shared ones, and the BBSs that may connect
+    (``[[rlogin.bbs]]``; none means every connection is refused)."""
 
     connection: ConnectionSettings
-    trusted: tuple[str, ...]
-    secret: str
-    default_tag: str
+    bbs: tuple[TrustedBbs, ...] = ()
 
 
 def parse_identity(server_user: str, default_tag: str = "") -> tuple[str, str]:
@@ -166,19 +179,41 @@ async def read_handshake(reader: asyncio.StreamReader) -> tuple[str, str, str, s
     return fields[1], fields[2], fields[3], speed
 
 
+def secret_matches(sent: str, secret: str) -> bool:
+    """Constant-time comparison (of digests, so the length does not show either)."""
+    digest = hashlib.sha256
+    return hmac.compare_digest(
+        digest(sent.encode("utf-8")).digest(), digest(secret.encode("utf-8")).digest()
+    )
+
+
 def check_request(
     address: str, client: str, server: str, terminal: str, speed: str, settings: RloginSettings
 ) -> RloginRequest:
-    """Apply the trust rules to a handshake; :class:`RloginError` says why it is refused."""
-    if not is_trusted(address, settings.trusted):
+    """Apply the trust rules to a handshake; :class:`RloginError` says why it is refused.
+
+    The address must belong to a configured BBS; a ``[TAG]`` must be the tag of a BBS
+    at that address, and the secret that BBS's own. The request carries the
+    configured spelling of the tag.
+    """
+    here = [b for b in settings.bbs if is_trusted(address, b.addresses)]
+    if not here:
         raise RloginError("rlogin is not accepted from your address")
-    if settings.secret and not hmac.compare_digest(
-        client.encode("utf-8"), settings.secret.encode("utf-8")
-    ):
-        raise RloginError("wrong rlogin secret")
-    tag, alias = parse_identity(server, settings.default_tag)
+    tag, alias = parse_identity(server)
+    if tag:
+        entry = next((b for b in here if b.tag.casefold() == tag.casefold()), None)
+        if entry is None:
+            raise RloginError(f"the BBS tag [{tag}] is not accepted from your address")
+        if not secret_matches(client, entry.secret):
+            raise RloginError("wrong rlogin secret")
+    else:
+        # every secret is compared, so the time taken does not say which BBS is here
+        matching = [b for b in here if secret_matches(client, b.secret)]
+        if not matching:
+            raise RloginError("wrong rlogin secret")
+        entry = matching[0]
     _, start = parse_door_code(terminal)
-    return RloginRequest(client, server, terminal, speed, tag, alias, start)
+    return RloginRequest(client, server, terminal, speed, entry.tag, alias, start)
 
 
 RloginHandler = Callable[[RloginTerminal], Awaitable[None]]

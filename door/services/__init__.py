@@ -18,8 +18,10 @@ from door.services.accounts import Accounts
 from door.services.bans import BanWatch
 from door.services.clock import Clock, SystemClock
 from door.services.games import GameCache, GameService
+from door.services.names import NameRules
 from door.services.notify import Hub, LocalHub, PgHub
 from door.services.ratings import Ratings
+from door.services.signups import SIGNUP_MODES, SignupPolicy
 from door.store.db import Database, DatabaseFailure
 from door.store.files import database_files, tighten, wide_modes
 from door.store.retry import Backoff
@@ -114,6 +116,22 @@ def keep_private(path: Path) -> None:
         log.warning("%s", wide.advice())
 
 
+def name_rules(config: Config) -> NameRules:
+    """The Unicode data and the reserved names of ``[accounts]``."""
+    return NameRules.load(config.accounts.reserved_names)
+
+
+def signup_policy(config: Config) -> SignupPolicy:
+    """Who may sign up and how fast, from ``[accounts]``."""
+    acc = config.accounts
+    mode = acc.signup if acc.signup in SIGNUP_MODES else "open"
+    return SignupPolicy(
+        mode=mode,
+        per_hour=acc.signups_per_address_per_hour,
+        attempts_per_hour=acc.signup_attempts_per_address_per_hour,
+    )
+
+
 async def build_services(
     config: Config,
     *,
@@ -153,7 +171,7 @@ async def build_services(
     bans = BanWatch(db, interval=config.bans.check_interval_s)
     services = Services(
         db=db,
-        accounts=Accounts(db, clock),
+        accounts=Accounts(db, clock, names=name_rules(config), signups=signup_policy(config)),
         # the game service's one cache: games by (id, version, snapshot), see games/core.py
         games=GameService(
             db, build_registry(), hub, clock, rng, cache=GameCache(),

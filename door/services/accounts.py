@@ -1,5 +1,9 @@
 """Accounts: registration, passwords, SSH keys, BBS identities, flags and settings.
 
+Names go through :mod:`door.services.names` (NFKC, no invisible characters, reserved
+names, look-alikes by TR39 skeleton, held unique by the database); sign-ups through
+:mod:`door.services.signups` (open, closed or approval; per-address limits).
+
 Passwords are hashed with scrypt (n=2**14, r=8, p=1, 16-byte salt) into a self-describing
 string ``scrypt$n$r$p$salt$hash`` (base64), so the parameters can be raised later
 without breaking old hashes. Hashing runs in a worker thread: it is deliberately slow.
@@ -22,6 +26,8 @@ from typing import Any, Literal
 
 from door.games.base import Refusal
 from door.services.clock import Clock
+from door.services.names import NameRules, normalise
+from door.services.signups import SignupPolicy
 from door.store.db import Database
 from door.store.records import JSONObject, UserRecord, is_stored_id
 from door.store.repository import ConflictError, Repository
@@ -38,6 +44,11 @@ CHARSETS = ("auto", "cp437", "utf-8")
 
 class AccountError(Refusal):
     """An account action was refused; the message is fit to show the person."""
+
+
+class SignupRefused(AccountError):
+    """Sign-ups are closed, or the address reached a sign-up limit (not itself logged as
+    an attempt, so a flood of refused attempts writes nothing)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +70,8 @@ class User:
     settings: UserSettings
     created_at: datetime
     last_login_at: datetime | None
+    # signed up while sign-ups need approval: cannot log in until `door user approve`
+    is_pending: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,16 +87,49 @@ class KeyInfo:
 # --- pure helpers -------------------------------------------------------------------------
 
 
-def clean_name(name: str) -> str:
-    """The name as stored (NFC, outer spaces trimmed); ``AccountError`` says what is wrong."""
+def clean_name(name: str, rules: NameRules | None = None) -> str:
+    """The name as stored (NFKC, outer spaces trimmed); ``AccountError`` says what is wrong:
+    the length, control characters, or invisible characters (see
+    :meth:`~door.services.names.NameRules.invisible_problem`)."""
     if not isinstance(name, str):
         raise AccountError("a name must be text")
-    name = unicodedata.normalize("NFC", name).strip()
+    name = normalise(name)
     if len(name) < NAME_MIN or len(name) > NAME_MAX:
         raise AccountError(f"a name must be {NAME_MIN} to {NAME_MAX} characters long")
+    if any(ch in "\t\r\n" or unicodedata.category(ch) == "Cc" for ch in name):
+        raise AccountError("a name may not contain control characters, tabs or line breaks")
+    problem = (rules or NameRules.load()).invisible_problem(name)
+    if problem is not None:
+        raise AccountError(problem)
     if not name.isprintable():
         raise AccountError("a name may not contain control characters, tabs or line breaks")
     return name
+
+
+def _visible(text: str, rules: NameRules) -> str:
+    """``text`` in NFKC with every control, format and default-ignorable character left
+    out (what a BBS sends is made safe, not refused), runs of spaces made one."""
+    text = normalise(text)
+    kept = "".join(
+        ch
+        for ch in text
+        if ch.isprintable() and not rules.is_default_ignorable(ch)
+        and unicodedata.category(ch) not in ("Cf", "Co", "Cn")
+    )
+    return " ".join(kept.split())
+
+
+def _name_from_alias(alias: str, rules: NameRules) -> str:
+    """A door name made from a BBS alias (already :func:`_visible`): trimmed to length,
+    combining marks dropped if they would be refused, padded to the minimum."""
+    base = alias[:NAME_MAX].strip()
+    if rules.invisible_problem(base) is not None:
+        base = " ".join(
+            "".join(ch for ch in base if unicodedata.category(ch) not in ("Mn", "Me")).split()
+        )
+    if len(base) < NAME_MIN:
+        base = (base + "__")[:NAME_MIN]
+    return base
 
 
 def name_key(name: str) -> str:
@@ -192,6 +238,7 @@ def user_from_record(row: UserRecord) -> User:
         settings=_settings_from(row.settings),
         created_at=row.created_at,
         last_login_at=row.last_login_at,
+        is_pending=row.is_pending,
     )
 
 
@@ -216,36 +263,133 @@ def _dummy_hash() -> str:
     return hash_password(secrets.token_hex(8))
 
 
-class Accounts:
-    """The account use-cases. All methods are coroutines; errors are :class:`AccountError`."""
+def _taken(name: str) -> AccountError:
+    return AccountError(f"the name {name!r} is taken; choose another")
 
-    def __init__(self, db: Database, clock: Clock) -> None:
+
+def _name_free(repo: Repository, name: str, look: tuple[str, str]) -> None:
+    """``AccountError`` unless both the name and its look are free."""
+    if repo.user_by_key(name_key(name)) is not None:
+        raise _taken(name)
+    other = repo.user_by_looks(look)
+    if other is not None:
+        raise AccountError(f"the name {name!r} looks too much like {other.name!r}; choose another")
+
+
+class Accounts:
+    """The account use-cases. All methods are coroutines; errors are :class:`AccountError`.
+
+    ``names`` holds the Unicode data and reserved names the name checks use (loaded here
+    if not given); ``signups`` says whether people may sign up and how fast.
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        clock: Clock,
+        *,
+        names: NameRules | None = None,
+        signups: SignupPolicy | None = None,
+    ) -> None:
         self.db = db
         self.clock = clock
         self._dummy: str | None = None
         self.on_banned: Callable[[int], object] | None = None
         """Called with a user's id once their ban is committed (the process's
         :class:`~door.services.bans.BanWatch` ends their sessions; set by build_services)."""
+        self.names = names or NameRules.load()
+        self.signups = signups or SignupPolicy()
 
     # --- registration and passwords ----------------------------------------------------
 
-    async def register(self, name: str, password: str) -> User:
-        """Create a player account; ``AccountError`` if the name is bad or taken."""
-        name = clean_name(name)
+    def clean_name(self, name: str) -> str:
+        """:func:`clean_name` with this service's Unicode data."""
+        return clean_name(name, self.names)
+
+    async def signup_refusal(self, address: str | None = None) -> str | None:
+        """Why a sign-up from ``address`` would be refused now (closed, or too many from
+        there), or None: lets a dialogue say so before asking for a name."""
+        now = self.clock.now()
+        return await self.db.run_read(lambda repo: self.signups.refusal(repo, address, now))
+
+    async def register(self, name: str, password: str, *, address: str | None = None) -> User:
+        """A person signs up; ``AccountError`` if sign-ups are closed, ``address`` made
+        too many attempts this hour, or the name is bad, reserved, taken or looks like a
+        taken one. Every attempt from an address, made or refused, is logged and counted.
+        Under ``signup = "approval"`` the new account is pending (``User.is_pending``)."""
+        policy = self.signups
+        refusal = await self.signup_refusal(address)
+        if refusal is not None:
+            raise SignupRefused(refusal)
+        try:
+            user = await self._create(
+                name, password, address=address, pending=policy.mode == "approval",
+                reserved=True,
+            )  # fmt: skip
+        except SignupRefused:
+            raise
+        except AccountError:
+            if address is not None:
+                now = self.clock.now()
+                await self.db.transact(lambda repo: policy.record(repo, address, now, None))
+            raise
+        return user
+
+    async def add_user(self, name: str, password: str) -> User:
+        """The sysop makes an account (``door user add``): no sign-up policy or limit
+        applies and reserved names may be used, but a taken look is still refused."""
+        return await self._create(name, password, address=None, pending=False, reserved=False)
+
+    async def _create(
+        self, name: str, password: str, *, address: str | None, pending: bool, reserved: bool
+    ) -> User:
+        name = self.clean_name(name)
+        if reserved and self.names.is_reserved(name):
+            raise AccountError(f"the name {name!r} is reserved; choose another")
+        look = self.names.looks(name)
         check_password_text(password)
         hashed = await asyncio.to_thread(hash_password, password)
         now = self.clock.now()
+        policy = self.signups
 
         def action(repo: Repository) -> User:
-            if repo.user_by_key(name_key(name)) is not None:
-                raise AccountError(f"the name {name!r} is taken; choose another")
-            uid = repo.insert_user(name, name_key(name), hashed, False, now, {})
+            if address is not None:
+                repo.lock_signups(address)
+                refusal = policy.refusal(repo, address, now)  # again, in the same transaction
+                if refusal is not None:
+                    raise SignupRefused(refusal)
+            _name_free(repo, name, look)
+            uid = repo.insert_user(
+                name, name_key(name), hashed, False, now, {}, looks=look, is_pending=pending
+            )
+            if address is not None:
+                policy.record(repo, address, now, uid)
             return user_from_record(_existing(repo, uid))
 
         try:
             return await self.db.transact(action)
         except ConflictError:
-            raise AccountError(f"the name {name!r} is taken; choose another") from None
+            raise _taken(name) from None
+
+    async def approve(self, name: str) -> User:
+        """Let a pending account log in (``door user approve``)."""
+
+        def action(repo: Repository) -> User:
+            row = repo.user_by_key(name_key(name))
+            if row is None:
+                raise AccountError(f"there is no user called {name!r}")
+            if not row.is_pending:
+                raise AccountError(f"{row.name} is not waiting for approval")
+            new = replace(row, is_pending=False)
+            repo.save_user(new)
+            return user_from_record(new)
+
+        return await self.db.transact(action)
+
+    async def pending(self) -> list[User]:
+        """Accounts waiting for approval, oldest first."""
+        rows = await self.db.run_read(lambda repo: repo.pending_users())
+        return [user_from_record(r) for r in rows]
 
     async def authenticate(self, name: str, password: str) -> User | None:
         """The user if name and password match and the account is not banned, else None."""
@@ -392,34 +536,52 @@ class Accounts:
 
     # --- BBS identities, bots ----------------------------------------------------------
 
-    async def bbs_user(self, tag: str, alias: str) -> User:
+    async def bbs_user(self, tag: str, alias: str, *, source: str = "rlogin") -> User:
         """The user linked to ``alias`` on the BBS ``tag``, created on first sight.
 
-        The new account's name is the alias made safe and unique ("Alias", "Alias2", …);
-        it has no password (it logs in only through its BBS).
+        ``source`` is the identity space: ``rlogin`` (a BBS over the network) or
+        ``dropfile`` (``door local``); the same tag and alias in the other space is
+        another person. The new account's name is the alias made safe (NFKC, no invisible
+        characters) and unique, also by look and away from reserved names ("Alias",
+        "Alias2", …); it has no password (it logs in only through its BBS).
         """
+        if source not in ("rlogin", "dropfile"):
+            raise ValueError(f"unknown BBS identity source {source!r}")
+        # the identity's key is the alias as the BBS sent it (controls left out, as before
+        # these name rules, so existing links still hold); only the door name is cleaned
         tag = "".join(ch for ch in tag if ch.isprintable()).strip()[:60] or "BBS"
         alias = "".join(ch for ch in alias if ch.isprintable()).strip()[:100]
         if not alias:
             raise AccountError("the BBS gave no user name")
         alias_key = name_key(alias)
+        shown = _visible(alias, self.names)
         now = self.clock.now()
+        names = self.names
+
+        def usable(repo: Repository, name: str) -> bool:
+            return (
+                repo.user_by_key(name_key(name)) is None
+                and repo.user_by_looks(names.looks(name)) is None
+                and not names.is_reserved(name)
+            )
 
         def action(repo: Repository) -> User:
-            uid = repo.bbs_identity_user(tag, alias_key)
+            uid = repo.bbs_identity_user(tag, alias_key, source)
             if uid is not None:
                 return user_from_record(_existing(repo, uid))
-            base = alias[:NAME_MAX].strip()
-            if len(base) < NAME_MIN:
-                base = (base + "__")[:NAME_MIN]
+            base = _name_from_alias(shown, names)
             name = base
             n = 1
-            while repo.user_by_key(name_key(name)) is not None:
+            while not usable(repo, name):
+                if n > 10_000:
+                    raise AccountError("could not find a free name for the BBS user")
                 n += 1
                 suffix = str(n)
                 name = base[: NAME_MAX - len(suffix)].rstrip() + suffix
-            uid = repo.insert_user(name, name_key(name), None, False, now, {})
-            repo.insert_bbs_identity(tag, alias, alias_key, uid, now)
+            uid = repo.insert_user(
+                name, name_key(name), None, False, now, {}, looks=names.looks(name)
+            )
+            repo.insert_bbs_identity(tag, alias, alias_key, uid, now, source)
             return user_from_record(_existing(repo, uid))
 
         for _ in range(3):
@@ -430,17 +592,19 @@ class Accounts:
         raise AccountError("could not create the BBS user; please try again")
 
     async def ensure_bot(self, name: str) -> User:
-        """The bot account called ``name``, created if missing (``is_bot=True``)."""
-        name = clean_name(name)
+        """The bot account called ``name``, created if missing (``is_bot=True``); a name
+        that is (or looks like) a person's is refused."""
+        name = self.clean_name(name)
+        look = self.names.looks(name)
         now = self.clock.now()
 
         def action(repo: Repository) -> User:
-            row = repo.user_by_key(name_key(name))
+            row = repo.user_by_key(name_key(name)) or repo.user_by_looks(look)
             if row is not None:
-                if not row.is_bot:
+                if not row.is_bot or name_key(row.name) != name_key(name):
                     raise AccountError(f"{name!r} is a person's name, not a bot's")
                 return user_from_record(row)
-            uid = repo.insert_user(name, name_key(name), None, True, now, {})
+            uid = repo.insert_user(name, name_key(name), None, True, now, {}, looks=look)
             return user_from_record(_existing(repo, uid))
 
         for _ in range(3):

@@ -23,6 +23,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Dialect
@@ -93,6 +94,12 @@ class Base(DeclarativeBase):
 
 class UserRow(Base):
     __tablename__ = "users"
+    # unique indexes, not constraints: SQLite adds an index without rebuilding the table
+    # (a rebuild would drop the old users table and cascade to its keys and identities)
+    __table_args__ = (
+        Index("ix_users_skeleton", "skeleton", unique=True),
+        Index("ix_users_skeleton_cased", "skeleton_cased", unique=True),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(40))
@@ -105,6 +112,13 @@ class UserRow(Base):
     settings: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     last_login_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # what the name looks like (the two keys of door/services/names.py NameRules.looks):
+    # unique, so no two accounts can look alike; NULL for the younger of two look-alikes
+    # that existed before the columns did (migration 0003)
+    skeleton: Mapped[str | None] = mapped_column(String(200))
+    skeleton_cased: Mapped[str | None] = mapped_column(String(200))
+    # signed up while sign-ups needed the sysop's approval, and not yet approved
+    is_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class SshKeyRow(Base):
@@ -120,8 +134,14 @@ class SshKeyRow(Base):
 
 
 class BbsIdentityRow(Base):
+    """A caller of a BBS linked to a door account. ``source`` keeps the identity spaces
+    apart: ``rlogin`` (a BBS connecting over the network) or ``dropfile`` (``door
+    local``, run by the BBS on this machine), so no rlogin tag reaches a drop-file user."""
+
     __tablename__ = "bbs_identities"
-    __table_args__ = (UniqueConstraint("tag", "alias_key", name="uq_bbs_identities_tag_alias"),)
+    __table_args__ = (
+        UniqueConstraint("source", "tag", "alias_key", name="uq_bbs_identities_source_tag_alias"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     tag: Mapped[str] = mapped_column(String(60))
@@ -129,6 +149,22 @@ class BbsIdentityRow(Base):
     alias_key: Mapped[str] = mapped_column(String(200))
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    source: Mapped[str] = mapped_column(String(16), server_default="rlogin")
+
+
+class SignupRow(Base):
+    """One sign-up attempt (made or refused) from a network address: what the per-address
+    sign-up limits count, kept in the database so that they hold across restarts and
+    across the processes sharing a PostgreSQL database."""
+
+    __tablename__ = "signups"
+    __table_args__ = (Index("ix_signups_address_created_at", "address", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    address: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    ok: Mapped[bool] = mapped_column(Boolean)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
 
 
 class GameRow(Base):

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from sqlalchemy import (
+    BigInteger,
     ColumnElement,
     Insert,
     Select,
@@ -32,6 +33,7 @@ from sqlalchemy import (
     insert,
     or_,
     select,
+    true,
     update,
 )
 from sqlalchemy.sql.dml import Update
@@ -43,6 +45,7 @@ from door.store.models import (
     GameRow,
     RatingRow,
     SeatRow,
+    SignupRow,
     SshKeyRow,
     UserRow,
 )
@@ -55,6 +58,7 @@ from door.store.records import (
     RatingRecord,
     SeatActivity,
     SeatRecord,
+    SignupCounts,
     UserRecord,
 )
 from door.store.runner import Query
@@ -76,8 +80,9 @@ def _table(model: Any) -> Table:
 
 def _user(v: Sequence[Any]) -> UserRecord:
     return UserRecord(
-        v[0], v[1], v[2], v[3], bool(v[4]), bool(v[5]), bool(v[6]), dict(v[7] or {}), v[8], v[9]
-    )
+        v[0], v[1], v[2], v[3], bool(v[4]), bool(v[5]), bool(v[6]), dict(v[7] or {}), v[8], v[9],
+        v[10], v[11], bool(v[12]),
+    )  # fmt: skip
 
 
 def _key(v: Sequence[Any]) -> KeyRecord:
@@ -152,6 +157,10 @@ def _seen_and_banned(v: Sequence[Any]) -> tuple[int, bool]:
     return int(v[0]), bool(v[1])
 
 
+def _signup_counts(v: Sequence[Any]) -> SignupCounts:
+    return SignupCounts(int(v[0]), int(v[1] or 0))
+
+
 def _overdue(v: Sequence[Any]) -> OverdueGame:
     return OverdueGame(int(v[0]), int(v[1]))
 
@@ -167,7 +176,9 @@ class Queries:
         self.seats = _table(SeatRow)
         self.game_events = _table(GameEventRow)
         self.ratings = _table(RatingRow)
+        self.signups = _table(SignupRow)
         self._users_and_keys()
+        self._signups()
         self._games_and_seats()
         self._game_writes()
         self._log_and_lists()
@@ -184,7 +195,8 @@ class Queries:
         self.insert_user = Query(
             "insert_user",
             _insert(users, "name", "name_key", "password_hash", "is_sysop", "is_banned",
-                    "is_bot", "settings", "created_at", "last_login_at").returning(users.c.id),
+                    "is_bot", "settings", "created_at", "last_login_at", "skeleton",
+                    "skeleton_cased", "is_pending").returning(users.c.id),
             _one_int,
         )  # fmt: skip
         # the bans: which of these (online) users are banned; is this one banned; a ban
@@ -205,8 +217,22 @@ class Queries:
         self.update_user = _write(
             "update_user",
             _update(users, "name", "password_hash", "is_sysop", "is_banned", "is_bot",
-                    "settings", "last_login_at").where(users.c.id == p("w_id")),
+                    "settings", "last_login_at", "is_pending").where(users.c.id == p("w_id")),
         )  # fmt: skip
+        either = (users.c.skeleton, users.c.skeleton_cased)
+        self.user_by_looks = Query(
+            "user_by_looks",
+            select(users)
+            .where(or_(*(c == p(k) for c in either for k in ("folded", "cased"))))
+            .order_by(users.c.id)
+            .limit(1),
+            _user,
+        )
+        self.pending_users = Query(
+            "pending_users",
+            select(users).where(users.c.is_pending == true()).order_by(users.c.id),
+            _user,
+        )
         # SSH keys and BBS identities
         self.key_owner = Query(
             "key_owner",
@@ -232,13 +258,42 @@ class Queries:
         self.bbs_identity_user = Query(
             "bbs_identity_user",
             select(bbs.c.user_id).where(
-                and_(bbs.c.tag == p("tag"), bbs.c.alias_key == p("alias_key"))
+                and_(
+                    bbs.c.source == p("source"),
+                    bbs.c.tag == p("tag"),
+                    bbs.c.alias_key == p("alias_key"),
+                )
             ),
             _one_int,
         )
         self.insert_bbs_identity = _write(
             "insert_bbs_identity",
-            _insert(bbs, "tag", "alias", "alias_key", "user_id", "created_at"),
+            _insert(bbs, "source", "tag", "alias", "alias_key", "user_id", "created_at"),
+        )
+
+    def _signups(self) -> None:
+        """The sign-up log behind the per-address limits."""
+        signups = self.signups
+        p = bindparam
+        self.signup_counts = Query(
+            "signup_counts",
+            select(
+                func.count(),
+                func.coalesce(func.sum(case((signups.c.ok == true(), 1), else_=0)), 0),
+            ).where(and_(signups.c.address == p("address"), signups.c.created_at >= p("since"))),
+            _signup_counts,
+        )
+        self.insert_signup = _write(
+            "insert_signup", _insert(signups, "address", "created_at", "ok", "user_id")
+        )
+        # PostgreSQL only (Repository.lock_signups): sign-ups from one address, one at a time
+        self.advisory_xact_lock = Query(
+            "advisory_xact_lock",
+            select(func.pg_advisory_xact_lock(bindparam("key", type_=BigInteger))),
+            _row,
+        )
+        self.delete_old_signups = _write(
+            "delete_old_signups", delete(signups).where(signups.c.created_at < p("before"))
         )
 
     def _games_and_seats(self) -> None:

@@ -53,6 +53,18 @@ class UserRecord:
     settings: JSONObject
     created_at: datetime
     last_login_at: datetime | None
+    skeleton: str | None = None
+    skeleton_cased: str | None = None
+    is_pending: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SignupCounts:
+    """Sign-up attempts from one address since some time: all of them, and those that
+    made an account."""
+
+    attempts: int
+    made: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ is the one database error a service is expected to handle.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TypeVar
@@ -28,9 +29,10 @@ from door.store.records import (
     RatingRecord,
     SeatActivity,
     SeatRecord,
+    SignupCounts,
     UserRecord,
 )
-from door.store.runner import ConflictError, Runner
+from door.store.runner import ConflictError, CoreRunner, Runner
 
 __all__ = ["ConflictError", "Repository"]
 
@@ -63,8 +65,12 @@ class Repository:
         is_bot: bool,
         now: datetime,
         settings: JSONObject,
+        *,
+        looks: tuple[str, str] | None = None,
+        is_pending: bool = False,
     ) -> int:
-        """A new account; returns its id (:class:`ConflictError` if the key is taken)."""
+        """A new account; returns its id (:class:`ConflictError` if the key or the
+        look is taken; ``looks``: the two keys of ``NameRules.looks``)."""
         found = self._run.rows(
             self._q.insert_user,
             {
@@ -77,9 +83,22 @@ class Repository:
                 "settings": settings,
                 "created_at": now,
                 "last_login_at": None,
+                "skeleton": None if looks is None else looks[0],
+                "skeleton_cased": None if looks is None else looks[1],
+                "is_pending": is_pending,
             },
         )
         return found[0]
+
+    def user_by_looks(self, looks: tuple[str, str]) -> UserRecord | None:
+        """The (oldest) user whose name shares a look key with ``looks`` (the two keys
+        of ``door/services/names.py`` NameRules.looks)."""
+        params = {"folded": looks[0], "cased": looks[1]}
+        return _first(self._run.rows(self._q.user_by_looks, params))
+
+    def pending_users(self) -> list[UserRecord]:
+        """Accounts waiting for the sysop's approval, oldest first."""
+        return self._run.rows(self._q.pending_users, {})
 
     def save_user(self, user: UserRecord) -> None:
         """Write the changeable columns of ``user`` (name, password, flags, settings,
@@ -95,6 +114,7 @@ class Repository:
                 "is_bot": user.is_bot,
                 "settings": user.settings,
                 "last_login_at": user.last_login_at,
+                "is_pending": user.is_pending,
             },
         )
 
@@ -150,18 +170,53 @@ class Repository:
         params = {"user_id": user_id, "fingerprint": fingerprint}
         return self._run.execute(self._q.delete_key, params) > 0
 
-    def bbs_identity_user(self, tag: str, alias_key: str) -> int | None:
-        params = {"tag": tag, "alias_key": alias_key}
+    def bbs_identity_user(self, tag: str, alias_key: str, source: str = "rlogin") -> int | None:
+        """The user behind ``alias_key`` of BBS ``tag`` in the identity space ``source``
+        (``rlogin`` or ``dropfile``)."""
+        params = {"source": source, "tag": tag, "alias_key": alias_key}
         return _first(self._run.rows(self._q.bbs_identity_user, params))
 
     def insert_bbs_identity(
-        self, tag: str, alias: str, alias_key: str, user_id: int, now: datetime
+        self,
+        tag: str,
+        alias: str,
+        alias_key: str,
+        user_id: int,
+        now: datetime,
+        source: str = "rlogin",
     ) -> None:
         self._run.execute(
             self._q.insert_bbs_identity,
-            {"tag": tag, "alias": alias, "alias_key": alias_key, "user_id": user_id,
-             "created_at": now},
+            {"source": source, "tag": tag, "alias": alias, "alias_key": alias_key,
+             "user_id": user_id, "created_at": now},
         )  # fmt: skip
+
+    # --- the sign-up log -----------------------------------------------------------------
+
+    def signup_counts(self, address: str, since: datetime) -> SignupCounts:
+        """Sign-up attempts from ``address`` at or after ``since``."""
+        found = self._run.rows(self._q.signup_counts, {"address": address, "since": since})
+        return found[0] if found else SignupCounts(0, 0)
+
+    def insert_signup(
+        self, address: str, now: datetime, ok: bool, user_id: int | None = None
+    ) -> None:
+        params = {"address": address, "created_at": now, "ok": ok, "user_id": user_id}
+        self._run.execute(self._q.insert_signup, params)
+
+    def lock_signups(self, address: str) -> None:
+        """Hold sign-ups from ``address`` back until this transaction ends, so a count and
+        the insert it allows cannot interleave with another's. On PostgreSQL a
+        transaction-scoped advisory lock; SQLite's write transactions (BEGIN IMMEDIATE)
+        are one at a time already."""
+        if isinstance(self._run, CoreRunner) and self._run.conn.dialect.name == "postgresql":
+            digest = hashlib.sha256(b"door-signups\0" + address.encode("utf-8")).digest()
+            key = int.from_bytes(digest[:8], "big", signed=True)
+            self._run.rows(self._q.advisory_xact_lock, {"key": key})
+
+    def forget_signups_before(self, before: datetime) -> None:
+        """Drop sign-up log rows older than ``before`` (the limits no longer count them)."""
+        self._run.execute(self._q.delete_old_signups, {"before": before})
 
     # --- games and seats ------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ import telnetlib3
 from sqlalchemy import text
 
 from door.app import App
-from door.config import Config, DatabaseConfig, GamesConfig
+from door.config import Config, DatabaseConfig, GamesConfig, RloginBbs, RloginConfig
 from door.services import Services, build_services
 from door.services.clock import FakeClock
 from tests.net.conftest import expect, make_config
@@ -77,9 +77,7 @@ def server_config(tmp_path: Path) -> Config:
     config = make_config(tmp_path)
     return replace(
         config,
-        rlogin=replace(
-            config.rlogin, trusted=("127.0.0.1",), secret=RLOGIN_SECRET, default_tag="NET"
-        ),
+        rlogin=RloginConfig(bbs=(RloginBbs("XA", ("127.0.0.1",), RLOGIN_SECRET),)),
         limits=replace(config.limits, shutdown_grace_s=1.0),
     )
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from door.app import App
-from door.config import Config, load_config
+from door.config import Config, RloginBbs, RloginConfig, load_config
 from door.ui.terminal import Hangup, Key, Terminal, Text
 
 
@@ -66,11 +66,17 @@ async def expect(reader: Any, needle: bytes | str, timeout: float = 5.0) -> byte
     return buf
 
 
+def with_bbs(config: Config, *bbs: tuple[str, str, str]) -> Config:
+    """``config`` letting these BBSs in over rlogin: (tag, address or network, secret)."""
+    entries = tuple(RloginBbs(tag, (address,), secret) for tag, address, secret in bbs)
+    return replace(config, rlogin=RloginConfig(bbs=entries))
+
+
 @pytest.fixture
 async def app(tmp_path: Path) -> AsyncIterator[App]:
     """A door server (telnet, SSH, rlogin on free ports) with the echo session."""
     config = make_config(tmp_path)
-    config = replace(config, rlogin=replace(config.rlogin, trusted=("127.0.0.1",)))
+    config = with_bbs(config, ("XA", "127.0.0.1", "s3cret"))
     server = App(config, runner=echo_runner)
     await server.start(telnet_port=0, ssh_port=0, rlogin_port=0)
     try:

@@ -22,7 +22,7 @@ from door.cli.serve import config_from_args
 from door.config import ConfigError, LimitsConfig, load_config
 from door.net.ssh import HOST_KEY_NAME
 from door.runtime import GC_THRESHOLDS
-from tests.net.conftest import expect, make_config
+from tests.net.conftest import expect, make_config, with_bbs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -154,15 +154,13 @@ async def test_door_serve_stops_gracefully_on_sigterm(tmp_path: Path) -> None:
 
 
 async def test_rlogin_door_code_opens_that_game_in_the_real_session(tmp_path: Path) -> None:
-    from dataclasses import replace
-
     config = make_config(tmp_path)
-    config = replace(config, rlogin=replace(config.rlogin, trusted=("127.0.0.1",)))
+    config = with_bbs(config, ("XA", "127.0.0.1", "s3cret"))
     app = App(config)
     await app.start(telnet_port=None, ssh_port=None, rlogin_port=0)
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", app.ports["rlogin"])
-        writer.write(b"\0\0[XA]zorro\0xtrn=backgammon\0")
+        writer.write(b"\0s3cret\0[XA]zorro\0xtrn=backgammon\0")
         await expect(reader, "Begin a new game", timeout=10)
         writer.close()
     finally:

@@ -10,7 +10,7 @@ import pytest
 
 from door.app import App
 from door.net.rlogin import RloginError, parse_door_code, parse_identity
-from tests.net.conftest import echo_runner, expect, make_config
+from tests.net.conftest import echo_runner, expect, make_config, with_bbs
 
 
 async def rlogin(port: int, client: str, server: str, term: str, source: str = "127.0.0.1"
@@ -25,11 +25,13 @@ async def rlogin(port: int, client: str, server: str, term: str, source: str = "
 
 
 async def secret_app(tmp_path: Path, secret: str = "s3cret") -> App:
-    config = make_config(tmp_path)
-    from dataclasses import replace
-
-    config = replace(config, rlogin=replace(config.rlogin, secret=secret, trusted=("127.0.0.1",),
-                                            default_tag="HOME"))
+    """BBS HOME (secret ``secret``), XA and ZZ, all on 127.0.0.1, each with its own secret."""
+    config = with_bbs(
+        make_config(tmp_path),
+        ("HOME", "127.0.0.1", secret),
+        ("XA", "127.0.0.1", "xa-secret"),
+        ("ZZ", "127.0.0.1", "zz-secret"),
+    )
     app = App(config, runner=echo_runner)
     await app.start(telnet_port=None, ssh_port=None, rlogin_port=0)
     return app
@@ -65,15 +67,17 @@ def test_terminal_field_selects_a_door(field: str, expected: tuple[str, str | No
 async def test_trusted_bbs_user_gets_a_door_identity(tmp_path: Path) -> None:
     app = await secret_app(tmp_path)
     try:
-        reader, writer = await rlogin(app.ports["rlogin"], "s3cret", "[XA]nuskooler", "ansi/38400")
+        reader, writer = await rlogin(
+            app.ports["rlogin"], "xa-secret", "[XA]nuskooler", "ansi/38400"
+        )
         first = await asyncio.wait_for(reader.readexactly(1), 3)
         assert first == b"\0"
         assert b"SESSION user=nuskooler start=None" in await expect(reader, "SESSION")
         writer.close()
-        again_r, again_w = await rlogin(app.ports["rlogin"], "s3cret", "[XA]nuskooler", "ansi")
+        again_r, again_w = await rlogin(app.ports["rlogin"], "xa-secret", "[XA]nuskooler", "ansi")
         assert b"user=nuskooler " in await expect(again_r, "start=")
         again_w.close()
-        other_r, other_w = await rlogin(app.ports["rlogin"], "s3cret", "[ZZ]nuskooler", "ansi")
+        other_r, other_w = await rlogin(app.ports["rlogin"], "zz-secret", "[ZZ]nuskooler", "ansi")
         got = await expect(other_r, "start=")
         assert b"user=nuskooler " not in got  # same alias, other BBS: another person
         other_w.close()

@@ -15,7 +15,9 @@ from door.store.migrate import check_connection, downgrade_connection, script_lo
 from door.store.models import Base
 from tests.store import dbutil
 
-TABLES = {"users", "ssh_keys", "bbs_identities", "games", "seats", "game_events", "ratings"}
+TABLES = {
+    "users", "ssh_keys", "bbs_identities", "games", "seats", "game_events", "ratings", "signups",
+}
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -124,8 +124,12 @@ class LoginScreen(Screen):
         return await self._signed_in(user, ctx, welcome=True)
 
     async def _signed_in(self, user: object, ctx: Context, welcome: bool = False) -> Transition:
+        from door.services.signups import PENDING_MESSAGE
         from door.ui.screens import start_screen
         from door.ui.screens.main import MainMenu
+
+        if getattr(user, "is_pending", False):  # signed up, waiting for the sysop's approval
+            return Quit(PENDING_MESSAGE + "\r\n")
 
         accounts = ctx.services.accounts
         uid = getattr(user, "id")  # noqa: B009 - typed loosely to keep services lazy
