@@ -39,6 +39,7 @@ class ServerConfig:
     backlog: int = 1024
     name: str = "door"
     tune_runtime: bool = True
+    ssh_version: str = "door"
 
 
 @dataclass(frozen=True)
@@ -61,12 +62,19 @@ class LimitsConfig:
     max_line: int = 512
     max_buffer: int = 65536
     login_failures_block: int = 10
-    login_block_window_s: int = 600
+    login_block_window_s: int = 1800
     login_delay_s: float = 1.0
     login_concurrency: int = 0
     negotiation_wait_s: float = 1.5
     probe_timeout_s: float = 1.0
     shutdown_grace_s: float = 10.0
+    max_auth_tries: int = _ranged(3, 1, 100)
+    account_failures_lock: int = 5
+    account_window_s: int = 900
+    account_lock_s: float = 60.0
+    login_deadline_s: float = 60.0
+    max_preauth: int = 100
+    max_preauth_per_address: int = 5
 
 
 @dataclass(frozen=True)
