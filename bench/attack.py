@@ -55,7 +55,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from loadlib import (  # noqa: E402
+from loadlib import (
     PASSWORD,
     ROOT,
     GameReader,
@@ -68,6 +68,10 @@ from loadlib import (  # noqa: E402
 
 SHIPPED_WINDOW = 1800.0  # [limits] login_block_window_s default
 FAILED_LINE = re.compile(r"failed login for '([^']*)' from (\S+)")
+
+
+def rounded(value: float | None, digits: int = 1) -> float | None:
+    return None if value is None else round(value, digits)
 
 
 def raise_fd_limit() -> int:
@@ -289,7 +293,8 @@ class Flood:
         rng = random.Random(11)
         for source in self.sources:
             for _ in range(self.per_address):
-                self._tasks.append(asyncio.create_task(self._one(source, random.Random(rng.random()))))
+                one = self._one(source, random.Random(rng.random()))
+                self._tasks.append(asyncio.create_task(one))
 
     async def finish(self) -> None:
         self.stop.set()
@@ -410,8 +415,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             per_window = scaled / (took / args.scaled_window)
             per_hour_scaled = per_window * 3600 / SHIPPED_WINDOW
             per_hour_shipped = result["ssh_guesses_shipped"] * 3600 / SHIPPED_WINDOW
-            print(f"case 2: {scaled} passwords checked in {took:.0f}s at a {args.scaled_window:.0f}s "
-                  f"window = {per_window:.1f} a window -> {per_hour_scaled:.1f} an hour at "
+            print(f"case 2: {scaled} passwords checked in {took:.0f}s at a "
+                  f"{args.scaled_window:.0f}s window = {per_window:.1f} a window -> "
+                  f"{per_hour_scaled:.1f} an hour at "
                   f"the shipped {SHIPPED_WINDOW:.0f}s window; case 1 gives "
                   f"{per_hour_shipped:.1f} an hour", flush=True)
             result["ssh_guesses_per_window_scaled"] = round(per_window, 1)
@@ -466,8 +472,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             deadline_s = await deadline_probe
             await flood.finish()
             p99 = pct(during, 99)
-            print(f"case 3: alice's keys before the flood p99 {pct(before, 99)} ms, during it "
-                  f"p99 {p99 and round(p99, 1)} ms p50 {pct(during, 50) and round(pct(during, 50) or 0, 1)} "
+            print(f"case 3: alice's keys before the flood p99 {rounded(pct(before, 99))} ms, "
+                  f"during it p99 {rounded(p99)} ms p50 {rounded(pct(during, 50))} "
                   f"ms ({len(during)} keys, {alice.stats.no_response} unanswered); "
                   f"{flood.closed_by_server} stranger connections closed by the server, "
                   f"{len(flood.deadline_closes)} by the login deadline; a timed stranger "
@@ -478,8 +484,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 legit_ssh_login_ms=ssh.stats.login_ms and round(ssh.stats.login_ms),
                 flood_connections_open=held,
                 flood_connects=flood.connects,
-                legit_key_p99_ms_during_flood=p99 and round(p99, 1),
-                legit_key_p99_ms_before_flood=pct(before, 99) and round(pct(before, 99) or 0, 1),
+                legit_key_p99_ms_during_flood=rounded(p99),
+                legit_key_p99_ms_before_flood=rounded(pct(before, 99)),
                 legit_keys_unanswered=alice.stats.no_response,
                 login_deadline_closed_s=deadline_s and round(deadline_s, 1),
             )
@@ -506,7 +512,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             closed_s = round(time.monotonic() - banned_at, 2) if carol.closed else None
             print(f"case 4: door user ban carol ({out.returncode}: {out.stdout.strip()}) took "
                   f"{banned_at - t_ban:.1f}s; carol's session "
-                  f"{f'closed {closed_s}s after' if closed_s is not None else f'still open {args.ban_wait:.0f}s after'}",
+                  + (f"closed {closed_s}s after" if closed_s is not None
+                     else f"still open {args.ban_wait:.0f}s after"),
                   flush=True)
             carol.close()
             result["banned_session_closed_s"] = closed_s
@@ -532,7 +539,7 @@ def main() -> None:
     parser.add_argument("--ban-wait", type=float, default=5.0)
     args = parser.parse_args()
     quick = args.quick
-    defaults = dict(guess_seconds=(15, 25), scaled_seconds=(12, 30), flood=(250, 1000),
+    defaults = dict(guess_seconds=(25, 25), scaled_seconds=(12, 30), flood=(250, 1000),
                     flood_seconds=(25, 45), settle=(6, 12), deadline=(10, 20))
     for key, (small, full) in defaults.items():
         if getattr(args, key) is None:

@@ -3,7 +3,8 @@
 No game knowledge and no screens: a name prompt, a password prompt without echo, ``new``
 to register (name, then the password twice). An unknown name and a wrong password get the
 same message. After each failure the address waits a growing delay; too many failures in
-the window block it for a while (:class:`~door.net.limits.LoginGuard`).
+the window block it for a while, too many for one name lock that name briefly, and a few
+wrong passwords end the connection (:class:`~door.net.limits.LoginGuard`).
 """
 
 from __future__ import annotations
