@@ -148,7 +148,7 @@ async def test_ssh_right_password_is_refused_once_the_address_is_blocked_mid_con
         await ssh_guess(app, [f"wrong{i}"], "127.0.0.3")
     assert app.guard.blocked_for("127.0.0.3") > 0
     go.set()
-    client, error = await asyncio.wait_for(waiting, 10)
+    _, error = await asyncio.wait_for(waiting, 10)
     # Closed when its address was blocked (or refused when it tried): never logged in.
     assert isinstance(error, asyncssh.DisconnectError), "logged in although blocked"
     assert "Too many failed logins" in str(error)

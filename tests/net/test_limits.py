@@ -5,7 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 
-from door.net.limits import Admission, ConnectionLimiter, LoginGuard, ThrottledAccounts, hashing_slots
+from door.net.limits import (
+    Admission,
+    ConnectionLimiter,
+    LoginGuard,
+    ThrottledAccounts,
+    hashing_slots,
+)
 
 
 class FakeClock:

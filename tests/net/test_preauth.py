@@ -153,7 +153,7 @@ async def test_strangers_who_never_log_in_cannot_crowd_out_players(start_app: An
             crowd.append(await stranger(app, f"127.0.0.{n}"))
     await asyncio.sleep(0.5)
     assert app.limiter.preauth <= 6
-    reader, writer = await telnet_login(app)
+    _, writer = await telnet_login(app)
     async with asyncssh.connect(
         "127.0.0.1", app.ports["ssh"], username="alice", password="secret1",
         known_hosts=None, client_keys=None,
