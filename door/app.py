@@ -27,7 +27,7 @@ from door.net.limits import (
     hashing_slots,
 )
 from door.net.login import LoginAborted, login_dialogue, printable, register_dialogue
-from door.runtime import tune_runtime
+from door.runtime import raise_open_files, tune_runtime
 from door.ui.terminal import Terminal
 
 log = logging.getLogger(__name__)
@@ -301,6 +301,9 @@ def known_kinds(services: Any) -> set[str]:
 
 async def start_server(config: Config) -> App:
     """Start ``door serve``'s :class:`App`, then tune the runtime if ``[server]`` asks."""
+    limit = raise_open_files(config.limits.max_connections + 64)
+    if limit < config.limits.max_connections + 64:
+        log.warning("only %d open files allowed: fewer than max_connections needs", limit)
     app = App(config)
     await app.start()
     tune_runtime(config.server.tune_runtime)
