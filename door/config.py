@@ -164,6 +164,18 @@ def _value(default: Any, value: Any, setting: str) -> Any:
     return value
 
 
+def check_ssh_version(version: str) -> None:
+    """RFC 4253: the software version is 1 to 64 printable ASCII characters, no space or
+    minus sign (a longer or odd one would stop the SSH listener at start-up)."""
+    if not 1 <= len(version) <= 64 or any(
+        not "!" <= ch <= "~" or ch == "-" for ch in version
+    ):
+        raise ConfigError(
+            "[server] ssh_version must be 1 to 64 printable ASCII characters, "
+            "without spaces or '-'"
+        )
+
+
 def load_config(path: str | Path | None = None, data_dir: str | Path | None = None) -> Config:
     """Read ``path`` (or nothing) and apply a ``--data-dir`` override.
 
@@ -186,6 +198,7 @@ def load_config(path: str | Path | None = None, data_dir: str | Path | None = No
     for name in sections:
         kwargs[name] = _section(hints[name], raw.get(name), name)
     config = Config(**kwargs)
+    check_ssh_version(config.server.ssh_version)
     if "data_dir" in raw:
         config = replace(config, data_dir=Path(str(raw["data_dir"])))
     if data_dir is not None:
