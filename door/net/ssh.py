@@ -116,6 +116,8 @@ class SSHTerminal(BaseTerminal):
 
 MAX_KEY_OFFERS = 10
 """Public keys one connection may offer (not guesses, but each costs a database look-up)."""
+REFUSED_GRACE = 5.0
+"""Seconds a refused connection stays open, for its client to show the banner saying why."""
 
 
 class DoorSSHServer(asyncssh.SSHServer):
@@ -147,6 +149,7 @@ class DoorSSHServer(asyncssh.SSHServer):
         self.user: Any | None = None
         self.refused: str | None = None
         self.sessions = 0
+        self._lost = False
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
@@ -161,12 +164,16 @@ class DoorSSHServer(asyncssh.SSHServer):
                 self.admission = got
         if self.refused is not None:
             conn.set_extra_info(door_refused=self.refused)
+            # A refused connection holds no slot, so it must not linger until asyncssh's
+            # login timeout: long enough for the banner that says why, then closed.
+            asyncio.get_running_loop().call_later(REFUSED_GRACE, self._drop, self.refused)
 
     def _drop(self, message: str) -> None:
-        if self._conn is not None:
+        if self._conn is not None and not self._lost:
             self._conn.disconnect(asyncssh.DISC_BY_APPLICATION, message)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._lost = True
         if self.admission is not None:
             self.admission.release()
 

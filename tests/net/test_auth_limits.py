@@ -180,6 +180,21 @@ async def test_one_ssh_connection_gets_at_most_one_session(start_app: Any) -> No
         await first.wait_closed()
 
 
+async def test_a_refused_ssh_connection_that_sits_idle_is_closed_soon(
+    start_app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("door.net.ssh.REFUSED_GRACE", 0.5)
+    app = await start_app(login_failures_block=1)
+    await ssh_guess(app, ["wrong"], "127.0.0.8")
+    reader, writer = await asyncio.open_connection(
+        "127.0.0.1", app.ports["ssh"], local_addr=("127.0.0.8", 0)
+    )
+    writer.write(b"SSH-2.0-idle\r\n")  # then nothing: it holds no slot, so it must not stay
+    got = await asyncio.wait_for(reader.read(), 8)
+    assert got.startswith(b"SSH-2.0-door")
+    writer.close()
+
+
 # -- every transport counts together ------------------------------------------------------
 
 
