@@ -207,28 +207,31 @@ def account_key(name: str) -> str:
 
 
 class LoginAttempt:
-    """One password check in flight. It counts as a failure from the moment it begins
-    (so attempts made at once cannot slip past a limit, nor escape it by being
-    cancelled); :meth:`succeeded` takes that back."""
+    """One password check in flight, from :meth:`LoginGuard.start` until it
+    :meth:`succeeded` or :meth:`failed`. A check that is abandoned (cancelled, the
+    connection gone) must be settled as failed: the caller does it in a ``finally``."""
 
-    def __init__(self, guard: LoginGuard, address: str, account: str | None, at: float) -> None:
+    def __init__(self, guard: LoginGuard, address: str, account: str | None) -> None:
         self._guard = guard
         self.address = address
         self.account = account
-        self.at = at
         self._open = True
 
     def succeeded(self) -> None:
         if self._open:
             self._open = False
-            self._guard._forget(self)
+            self._guard._settle(self, failed=False)
 
     def failed(self) -> float:
         """The password was wrong: the delay (seconds) to wait before answering."""
         if not self._open:
             return 0.0
         self._open = False
-        return self._guard._failed(self)
+        return self._guard._settle(self, failed=True)
+
+    @property
+    def settled(self) -> bool:
+        return not self._open
 
 
 class LoginGuard:
@@ -237,9 +240,12 @@ class LoginGuard:
     Per address: each failure earns a growing delay (``base_delay`` doubling, at most
     ``max_delay``) before the next prompt; ``block_after`` failures within ``window``
     seconds block the address until the oldest of them is ``window`` seconds old — so no
-    address gets more than ``block_after`` guesses in any ``window`` seconds. When an
-    address becomes blocked, ``on_block(address)`` is called (the server drops its
-    connections that are still logging in).
+    address gets more than ``block_after`` guesses in any ``window`` seconds. Checks in
+    flight count against that budget: one that would exceed it waits (:meth:`start`) until
+    those before it settle, so guesses made at once cannot overshoot the block, and
+    people logging in at once from one address (a NAT, a BBS gateway) are not refused for
+    it. When an address becomes blocked, ``on_block(address)`` is called (the server drops
+    its connections that are still logging in).
 
     Per account (every name tried, existing or not, so the answer reveals nothing):
     ``account_lock_after`` failures within ``account_window`` seconds lock password logins
@@ -253,6 +259,8 @@ class LoginGuard:
 
     MAX_FAMILIAR = 8
     SWEEP_AT = 10_000
+    WAIT_STEP = 0.02
+    """Seconds between looks while a check waits for room in the budget."""
 
     def __init__(
         self,
@@ -278,6 +286,8 @@ class LoginGuard:
         self._clock = clock
         self._failures: dict[str, deque[float]] = {}
         self._accounts: dict[str, deque[float]] = {}
+        self._pending: dict[str, int] = {}
+        self._pending_accounts: dict[str, int] = {}
         self._familiar: dict[str, dict[str, float]] = {}
 
     @staticmethod
@@ -312,10 +322,13 @@ class LoginGuard:
             return 0.0
         return max(0.0, times[-self.block_after] + self.window - self._clock())
 
+    def _is_familiar(self, key: str, address: str) -> bool:
+        return address in self._familiar.get(key, {})
+
     def account_locked_for(self, account: str, address: str) -> float:
         """Seconds password logins to ``account`` stay locked for ``address`` (0: not)."""
         key = account_key(account)
-        if self.account_lock_after <= 0 or address in self._familiar.get(key, {}):
+        if self.account_lock_after <= 0 or self._is_familiar(key, address):
             return 0.0
         times = self._recent_account(key)
         if len(times) < self.account_lock_after:
@@ -330,16 +343,44 @@ class LoginGuard:
             return ACCOUNT_LOCKED
         return None
 
+    def has_room(self, address: str, account: str | None = None) -> bool:
+        """Whether one more check may start now without overshooting a limit if it fails."""
+        if self.block_after > 0 and (
+            self.failures(address) + self._pending.get(address, 0) >= self.block_after
+        ):
+            return False
+        if account is None or self.account_lock_after <= 0:
+            return True
+        key = account_key(account)
+        if self._is_familiar(key, address):
+            return True
+        in_flight = self._pending_accounts.get(key, 0)
+        failures = len(self._recent_account(key))
+        if failures >= self.account_lock_after:
+            return in_flight == 0  # a lock just ended: one try at a time (a failure relocks)
+        return failures + in_flight < self.account_lock_after
+
+    async def start(self, address: str, account: str | None = None) -> LoginAttempt | str:
+        """Begin a password check: the :class:`LoginAttempt`, or the refusal message.
+
+        Waits while checks already in flight use up what is left of a budget; refuses as
+        soon as a block or lock is in force.
+        """
+        while True:
+            refusal = self.refusal(address, account)
+            if refusal is not None:
+                return refusal
+            if self.has_room(address, account):
+                return self.begin(address, account)
+            await asyncio.sleep(self.WAIT_STEP)
+
     def begin(self, address: str, account: str | None = None) -> LoginAttempt:
-        """Start a password check: counted as a failure until it :meth:`~LoginAttempt.succeeded`."""
-        now = self._clock()
+        """Begin a check now, without looking at the budget (see :meth:`start`)."""
         key = None if account is None else account_key(account)
-        self._failures.setdefault(address, deque()).append(now)
+        self._pending[address] = self._pending.get(address, 0) + 1
         if key is not None:
-            self._accounts.setdefault(key, deque()).append(now)
-        if len(self._failures) + len(self._accounts) > self.SWEEP_AT:
-            self._sweep()
-        return LoginAttempt(self, address, key, now)
+            self._pending_accounts[key] = self._pending_accounts.get(key, 0) + 1
+        return LoginAttempt(self, address, key)
 
     def record_failure(self, address: str, account: str | None = None) -> float:
         """Note a failure; returns the delay (seconds) to wait before the next attempt."""
@@ -354,32 +395,39 @@ class LoginGuard:
         while len(seen) > self.MAX_FAMILIAR:
             del seen[next(iter(seen))]
 
-    def _failed(self, attempt: LoginAttempt) -> float:
+    def _settle(self, attempt: LoginAttempt, *, failed: bool) -> float:
+        self._pending[attempt.address] -= 1
+        if self._pending[attempt.address] <= 0:
+            del self._pending[attempt.address]
+        if attempt.account is not None:
+            self._pending_accounts[attempt.account] -= 1
+            if self._pending_accounts[attempt.account] <= 0:
+                del self._pending_accounts[attempt.account]
+        if not failed:
+            if attempt.account is not None:
+                self.record_success(attempt.address, attempt.account)
+            return 0.0
         # One line per failure, sshd-style, so fail2ban and the sysop can see guessing.
         log.warning("failed login for %r from %s", attempt.account, attempt.address)
+        now = self._clock()
+        self._failures.setdefault(attempt.address, deque()).append(now)
         count = len(self._recent(attempt.address))
         if attempt.account is not None:
+            self._accounts.setdefault(attempt.account, deque()).append(now)
             count = max(count, len(self._recent_account(attempt.account)))
+        if len(self._failures) + len(self._accounts) > self.SWEEP_AT:
+            self._sweep()
         if self.blocked_for(attempt.address) > 0 and self.on_block is not None:
             self.on_block(attempt.address)
         return float(min(self.max_delay, self.base_delay * 2.0 ** (max(count, 1) - 1)))
-
-    def _forget(self, attempt: LoginAttempt) -> None:
-        for table, key in ((self._failures, attempt.address), (self._accounts, attempt.account)):
-            times = table.get(key) if key is not None else None
-            if times is not None:
-                with contextlib.suppress(ValueError):
-                    times.remove(attempt.at)
-                if not times:
-                    del table[key]  # type: ignore[arg-type]
-        if attempt.account is not None:
-            self.record_success(attempt.address, attempt.account)
 
     def _sweep(self) -> None:
         for address in list(self._failures):
             self._recent(address)
         for account in list(self._accounts):
             self._recent_account(account)
+
+
 def hashing_slots(configured: int) -> int:
     """How many password hashes may run at once: ``configured``, or (0) one per CPU.
 

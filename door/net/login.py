@@ -163,18 +163,21 @@ async def login_dialogue(
         password = await read_line(terminal, echo=False, max_len=max_len)
         if password is None:
             continue
-        refusal = guard.refusal(address, name)
-        if refusal is None:
-            attempt = guard.begin(address, name)
-            user = await accounts.authenticate(name, password)
+        attempt = await guard.start(address, name)
+        if isinstance(attempt, str):
+            delay = 0.0
+            terminal.write(attempt + "\r\n")
+        else:
+            try:
+                user = await accounts.authenticate(name, password)
+            except BaseException:
+                attempt.failed()  # abandoned half-way: it counts, it is never a free guess
+                raise
             if user is not None:
                 attempt.succeeded()
                 return user
             terminal.write(BAD_LOGIN + "\r\n")
             delay = attempt.failed()
-        else:
-            delay = 0.0
-            terminal.write(refusal + "\r\n")
         tries += 1
         if tries >= max_tries:
             break

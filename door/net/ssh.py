@@ -201,9 +201,19 @@ class DoorSSHServer(asyncssh.SSHServer):
 
     async def validate_password(self, username: str, password: str) -> bool:
         self._refuse_if_barred(username)
-        self._tries += 1  # before the check: a cancelled check still counts
-        attempt = self._guard.begin(self._address, username) if self._guard else None
-        user = await self._accounts.authenticate(username, password)
+        self._tries += 1  # before the check: a try cancelled by the next request counts
+        attempt = None
+        if self._guard is not None:
+            got = await self._guard.start(self._address, username)
+            if isinstance(got, str):
+                raise asyncssh.PermissionDenied(got)
+            attempt = got
+        try:
+            user = await self._accounts.authenticate(username, password)
+        except BaseException:
+            if attempt is not None:
+                attempt.failed()  # abandoned half-way: it counts, never a free guess
+            raise
         if user is not None:
             if attempt is not None:
                 attempt.succeeded()

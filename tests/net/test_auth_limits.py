@@ -16,7 +16,7 @@ import asyncssh
 import pytest
 
 from door.app import App
-from door.net.limits import LoginGuard
+from door.net.limits import ADDRESS_BLOCKED, LoginAttempt, LoginGuard
 from tests.net.conftest import echo_runner, expect, make_config
 from tests.net.test_limits import FakeClock
 
@@ -319,15 +319,34 @@ async def test_ssh_version_is_configurable(tmp_path: Path) -> None:
 # -- the bookkeeping ----------------------------------------------------------------------
 
 
-def test_an_attempt_counts_as_a_failure_until_it_succeeds() -> None:
-    guard = LoginGuard(block_after=2, clock=FakeClock())
-    first = guard.begin("x", "alice")
-    second = guard.begin("x", "alice")
-    assert guard.blocked_for("x") > 0  # both still being checked: no third may start
+async def test_a_check_beyond_the_budget_waits_for_those_in_flight() -> None:
+    guard = LoginGuard(block_after=2)
+    first = await guard.start("x", "alice")
+    second = await guard.start("x", "bob")
+    assert isinstance(first, LoginAttempt) and isinstance(second, LoginAttempt)
+    third = asyncio.create_task(guard.start("x", "carol"))
+    await asyncio.sleep(0.2)
+    assert not third.done()  # two in flight could both fail: that would use the budget
     first.succeeded()
-    assert guard.blocked_for("x") == 0
+    got = await asyncio.wait_for(third, 2)
+    assert isinstance(got, LoginAttempt)
     second.failed()
-    assert guard.failures("x") == 1
+    got.failed()
+    assert await guard.start("x", "dave") == ADDRESS_BLOCKED
+
+
+async def test_many_people_logging_in_at_once_from_one_address_are_not_refused() -> None:
+    guard = LoginGuard(block_after=3)
+
+    async def log_in(i: int) -> bool:
+        attempt = await guard.start("gateway", f"user{i}")
+        if isinstance(attempt, str):
+            return False
+        await asyncio.sleep(0.05)  # the password check
+        attempt.succeeded()
+        return True
+
+    assert all(await asyncio.gather(*(log_in(i) for i in range(20))))
 
 
 def test_name_lock_is_short_and_spares_familiar_addresses() -> None:
