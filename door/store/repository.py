@@ -381,6 +381,11 @@ class Repository:
         """Each of the user's seats with what happened in its game since it last looked."""
         return self._run.rows(self._q.seat_activity, {"user_id": user_id})
 
+    def unseen_events(self, user_id: int, limit: int) -> list[EventRecord]:
+        """Other seats' moves and system events the user's seats have not seen (see
+        ``Queries._unseen_events``), at most ``limit``, newest games first."""
+        return self._run.rows(self._q.unseen_events, {"user_id": user_id, "limit": limit})
+
     # --- ratings --------------------------------------------------------------------------
 
     def ratings(self, kind: str, user_ids: Sequence[int]) -> dict[int, RatingRecord]:
