@@ -73,6 +73,10 @@ class Session:
             caches=caches,
         )
         if user is not None:
+            # The user as signed in: their last login is the previous session's, captured
+            # once here (later copies of the user carry this session's login instead).
+            self.ctx.previous_login = user.last_login_at
+            self.ctx.visit_started = services.clock.now()
             self._user_changed(user)
 
     # --- user and terminal settings -----------------------------------------------------
@@ -213,6 +217,13 @@ class Session:
         user = self.ctx.user
         if notice.kind == "your_turn" and user is not None and user.id in notice.user_ids:
             self.ctx.bell()
+        if notice.kind in ("invited", "declined") and user is not None and (
+            user.id in notice.user_ids
+        ):
+            # told on whatever screen is showing (the main menu and the lists say more)
+            self.ctx.bell()
+            hint = " — V)iew on the main menu answers" if notice.kind == "invited" else ""
+            self.ctx.status(notice.text + hint)
         if not self.stack:
             return True
         return await self.apply(await self._guard(self.stack[-1].on_notice(notice, self.ctx), None))
