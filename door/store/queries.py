@@ -521,10 +521,10 @@ class Queries:
         )
 
     def _unseen_events(self) -> Select[Any]:
-        """The moves and system events (joins, leaves, resignations, timeouts) made by
-        other seats, or by nobody, in the user's games (invitations too) after each
-        seat's last-seen mark: what "since your last visit" tells. Newest games first,
-        at most ``limit`` events."""
+        """The moves of other seats and the system events (joins, leaves, resignations,
+        timeouts, the user's own seat's too) in the user's games (invitations too) after
+        each seat's last-seen mark: what "since your last visit" tells. Newest games
+        first, at most ``limit`` events."""
         seats, events = self.seats, self.game_events
         return (
             select(events)
@@ -537,7 +537,11 @@ class Queries:
                     seats.c.user_id == bindparam("user_id"),
                     seats.c.kind.in_(("user", "bot", "reserved")),
                     events.c.kind.in_(("move", "system")),
-                    or_(events.c.seat.is_(None), events.c.seat != seats.c.seat),
+                    or_(
+                        events.c.seat.is_(None),
+                        events.c.seat != seats.c.seat,
+                        events.c.kind == "system",  # e.g. the seat's own turn timed out
+                    ),
                 )
             )
             .order_by(events.c.game_id.desc(), events.c.seq)

@@ -12,9 +12,7 @@ import pytest
 from door.services.accounts import Accounts, User
 from door.services.clock import FakeClock
 from door.services.games import GameService, LobbyError, SeatSpec
-from door.services.games.notices import game_terms
 from door.services.notify import LocalHub, PgHub
-from door.services.ratings import is_rated, rank_note, rated_note
 from door.store.db import Database
 from tests.services.conftest import NIM_BOTS
 from tests.services.nim import NimRules
@@ -138,6 +136,9 @@ async def test_the_summary_lists_the_opponents_moves(
 
 
 def test_money_backgammon_is_unrated_and_says_so() -> None:
+    from door.services.games.notices import game_terms
+    from door.services.ratings import is_rated, rank_note, rated_note
+
     assert not is_rated("backgammon", {"match_length": 0})
     assert "not rated" in rated_note("backgammon", {"match_length": 0})
     assert is_rated("backgammon", {"match_length": 5})
@@ -180,3 +181,29 @@ async def test_an_invitation_made_in_one_process_is_heard_in_another(
         game_id = await invite(here, alice, bob)
         notice = await asyncio.wait_for(heard.get(), 5)
     assert notice.kind == "invited" and notice.game_id == game_id
+
+
+async def test_a_game_you_resigned_yourself_is_not_news(
+    games: GameService, alice: User, bob: User
+) -> None:
+    game_id = await invite(games, alice, bob)
+    await games.join(game_id, bob.id)
+    await games.mark_seen(game_id, bob.id, (await games.get(game_id)).info.last_seq)
+    await games.resign(game_id, bob.id)
+    summary = await games.since_last_visit(bob.id)
+    assert summary.finished == [] and summary.news == []
+
+
+async def test_your_own_turn_timing_out_is_news(
+    games: GameService, clock: FakeClock, alice: User, bob: User
+) -> None:
+    from datetime import timedelta
+
+    game_id = await invite(games, alice, bob)
+    info = await games.join(game_id, bob.id)
+    waiter = alice if info.is_waiting_on(alice.id) else bob
+    await games.mark_seen(game_id, waiter.id, info.last_seq)
+    clock.advance(timedelta(hours=info.deadline_hours + 1))
+    await games.sweep_deadlines()
+    news = {n.info.id: n for n in (await games.since_last_visit(waiter.id)).news}
+    assert news[game_id].timeouts == (news[game_id].my_seat,)

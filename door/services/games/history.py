@@ -85,11 +85,21 @@ class History:
         invited_ids = {g.id for g in invited_games}
         # the other seats' doings, game by game
         told: dict[int, dict[str, list[Any]]] = {}
-        for e in repo.unseen_events(user_id, MAX_UNSEEN_EVENTS):
+        by_others: set[int] = set()  # games with an unseen event the user did not cause
+        unseen = repo.unseen_events(user_id, MAX_UNSEEN_EVENTS)
+        for e in unseen:
             bits = told.setdefault(
                 e.game_id, {"moves": [], "joined": [], "left": [], "timeouts": [], "declined": []}
             )
             action = e.payload.get("action") if e.kind == "system" else None
+            if e.seat is not None and e.seat == my_seat.get(e.game_id):
+                # the user's own seat: only what the server did to it is news
+                if action == "timeout":
+                    bits["timeouts"].append(e.seat)
+                if action == "timeout" or e.payload.get("reason") == "timeout":
+                    by_others.add(e.game_id)
+                continue
+            by_others.add(e.game_id)
             if e.kind == "move" and e.seat is not None:
                 text = str(e.payload.get("move", ""))
                 if text and text != "roll":  # the dice are told by the move itself
@@ -98,6 +108,8 @@ class History:
                 key = {"join": "joined", "leave": "left", "timeout": "timeouts",
                        "decline": "declined"}[str(action)]  # fmt: skip
                 bits[key].append(e.seat)
+        if len(unseen) < MAX_UNSEEN_EVENTS:  # else some games' events were not read
+            finished_ids &= by_others  # a game the user ended (resigned) is not news
         ids = set(told) | finished_ids | waiting_ids
         games = repo.games(sorted(ids - invited_ids)) + list(invited_games)
         infos: dict[int, GameInfo] = {i.id: i for i in self.core.infos(repo, games)}

@@ -294,12 +294,12 @@ class Lobby:
     ) -> tuple[list[GameInfo], int]:
         """A page of games and the total count.
 
-        ``invited``: open games with a seat kept for ``user_id`` (named invitations),
-        newest first; ``open``: games with a seat ``user_id`` may take (not ones they already sit in);
+        ``invited``: open games with a seat kept for ``user_id`` (named invitations);
+        ``open``: games with a seat ``user_id`` may take (not ones they already sit in);
         ``active``: every running game (to watch); ``mine``: open or running games
-        ``user_id`` plays or is invited to; ``waiting``: running games waiting on ``user_id``, most urgent
-        first; ``finished``: finished or abandoned games (``user_id``'s only, if given).
-        Newest first otherwise.
+        ``user_id`` plays or is invited to; ``waiting``: running games waiting on
+        ``user_id``, most urgent first; ``finished``: finished or abandoned games
+        (``user_id``'s only, if given). Newest first otherwise.
         """
         if which not in LISTS:
             raise LobbyError(f"unknown game list {which!r}")

@@ -305,7 +305,8 @@ class GameListScreen(KeyedScreen):
             summary = f"{clean(creator_name(info))} invites you" + (f": {terms}" if terms else "")
         return (
             f"#{info.id:<5} {clean(info.title, 11):<11} {players[:26]:<26} "
-            f"{to_move_name(info, self.uid):<12} {ago(info.updated_at, now):>4} {deadline:>4}  {summary}"
+            f"{to_move_name(info, self.uid):<12} {ago(info.updated_at, now):>4} {deadline:>4}"
+            f"  {summary}"
         )
 
     def render(self, canvas: Canvas, ctx: Context) -> None:

@@ -336,7 +336,6 @@ def result_text(item: Any) -> str:
 def news_sentence(item: Any, viewer: int | None, now: datetime) -> str:
     """One game's news in a sentence (see :class:`door.services.games.GameNews`)."""
     from door.services.games.notices import creator_name, game_terms
-
     from door.ui.screens.lists import short_span
 
     info = item.info
@@ -352,7 +351,8 @@ def news_sentence(item: Any, viewer: int | None, now: datetime) -> str:
     if item.left:
         parts.append(plural(len(item.left), "player") + " left")
     for seat in dict.fromkeys(item.timeouts):
-        parts.append(f"{seat_name(info, seat)}'s turn timed out")
+        whose = "your" if seat == me else f"{seat_name(info, seat)}'s"
+        parts.append(f"{whose} turn timed out")
     by_mover: dict[int, list[str]] = {}
     for seat, text in item.moves:
         by_mover.setdefault(seat, []).append(shown_move(info, text, seat, viewer))
@@ -403,6 +403,7 @@ class NewsScreen(Screen):
     def __init__(self, lines: list[tuple[str, Style]]) -> None:
         self.lines = lines
         self.top = 0
+        self.width = 76
 
     def rows(self, width: int) -> list[tuple[str, Style]]:
         out: list[tuple[str, Style]] = []
@@ -413,7 +414,7 @@ class NewsScreen(Screen):
     async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
         from door.ui.screen import Pop
 
-        page = max(ctx.caps.height - 5, 1)
+        page = max(max(ctx.caps.height, 24) - 4, 1)
         if isinstance(event, Text) and event.text.strip()[:1].lower() == "q":
             return Pop()
         if isinstance(event, Key):
@@ -421,13 +422,14 @@ class NewsScreen(Screen):
             if event.name == "escape":
                 return Pop()
             if step is not None:
-                last = max(len(self.rows(max(ctx.caps.width, 24) - 4)) - page, 0)
+                last = max(len(self.rows(self.width)) - page, 0)
                 self.top = min(max(self.top + step, 0), last)
         return None
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
         draw_chrome(canvas, ctx, self.title, self.key_help)
-        rows = self.rows(canvas.width - 4)
+        self.width = canvas.width - 4
+        rows = self.rows(self.width)
         room = canvas.height - 4
         for y, (text, style) in enumerate(rows[self.top : self.top + room], start=2):
             canvas.put(2, y, text, style)
