@@ -523,8 +523,8 @@ class Queries:
     def _unseen_events(self) -> Select[Any]:
         """The moves of other seats and the system events (joins, leaves, resignations,
         timeouts, the user's own seat's too) in the user's games (invitations too) after
-        each seat's last-seen mark: what "since your last visit" tells. Newest games
-        first, at most ``limit`` events."""
+        each seat's last-seen mark and made after ``since``: what "since your last
+        visit" tells. Newest games first, at most ``limit`` events."""
         seats, events = self.seats, self.game_events
         return (
             select(events)
@@ -537,6 +537,7 @@ class Queries:
                     seats.c.user_id == bindparam("user_id"),
                     seats.c.kind.in_(("user", "bot", "reserved")),
                     events.c.kind.in_(("move", "system")),
+                    events.c.created_at > bindparam("since"),
                     or_(
                         events.c.seat.is_(None),
                         events.c.seat != seats.c.seat,

@@ -207,3 +207,18 @@ async def test_your_own_turn_timing_out_is_news(
     await games.sweep_deadlines()
     news = {n.info.id: n for n in (await games.since_last_visit(waiter.id)).news}
     assert news[game_id].timeouts == (news[game_id].my_seat,)
+
+
+async def test_news_told_before_the_previous_session_is_not_told_again(
+    games: GameService, clock: FakeClock, alice: User, bob: User
+) -> None:
+    from datetime import timedelta
+
+    game_id = await invite(games, alice, bob)
+    await games.join(game_id, bob.id)
+    await games.resign(game_id, bob.id)
+    clock.advance(timedelta(hours=1))
+    previous_login = clock.now()  # that session's summary told alice she won
+    assert (await games.since_last_visit(alice.id)).finished
+    summary = await games.since_last_visit(alice.id, since=previous_login)
+    assert summary.finished == [] and summary.news == [] and summary.moves_against_you == 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import sqlite3
 from collections.abc import AsyncIterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -370,7 +370,8 @@ async def test_unseen_events_are_the_other_seats_moves_and_the_system_events_aft
                         if e.seq > s.last_seen_seq
                         and (e.kind == "system" or (e.kind == "move" and e.seat != s.seat))
                     ]
-            got = [(e.game_id, e.seq) for e in repo.unseen_events(user, 10_000)]
+            since = datetime(1970, 1, 1, tzinfo=UTC)
+            got = [(e.game_id, e.seq) for e in repo.unseen_events(user, since, 10_000)]
             # newest game first, each game's events in order (the bot sits twice in some)
             assert got == sorted(want, key=lambda e: (-e[0], e[1])), user
             compared += len(got)

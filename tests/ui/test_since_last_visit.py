@@ -131,3 +131,28 @@ async def test_more_news_than_fits_ends_with_a_key_that_shows_it_all(
     r.term.type("q")
     await r.term.settle()
     assert "Main Menu" in r.term.display_text()
+
+
+async def test_a_declined_invitation_is_in_the_hosts_summary(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    seats = [SeatSpec("me"), SeatSpec("user", bob.name)]
+    info = await services.games.begin(alice.id, "backgammon", {}, seats)
+    await services.games.decline(info.id, bob.id)
+    r = await start_session(alice)
+    text = screen_text(r.term.display())
+    assert f"#{info.id} Backgammon v Bob: Bob declined; the game is cancelled." in text
+
+
+async def test_news_from_before_the_previous_session_is_not_repeated(
+    start_session: StartSession, services: Services, clock: FakeClock, alice: User, bob: User
+) -> None:
+    info = await started_game(services, alice, bob)
+    await services.games.resign(info.id, bob.id)
+    clock.advance(timedelta(hours=1))
+    await services.accounts.record_login(alice.id)  # the session that told her she won
+    clock.advance(timedelta(hours=1))
+    r = await start_session(alice)
+    text = screen_text(r.term.display())
+    assert "Your last visit was 1h ago." in text
+    assert "Since your last visit: nothing new." in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from door.games.replay import final_state
@@ -13,6 +14,8 @@ from door.store.repository import Repository
 MAX_UNSEEN_EVENTS = 500
 """At most this many unseen events are read for one summary (the counts stay exact)."""
 MAX_INVITATIONS = 100
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+"""The ``since`` of a summary with no previous session: everything unseen."""
 
 
 def _news_order(n: GameNews) -> tuple[int, float, int]:
@@ -54,26 +57,33 @@ class History:
 
         await self.core.act(Change(game_id, actor=user_id), action)
 
-    async def since_last_visit(self, user_id: int) -> VisitSummary:
-        """Everything that happened in ``user_id``'s games since each seat last looked
-        (the other seats' moves, joins, leaves, timeouts, resignations and results),
-        the games waiting on them and their named invitations: one read."""
+    async def since_last_visit(
+        self, user_id: int, since: datetime | None = None
+    ) -> VisitSummary:
+        """Everything that happened in ``user_id``'s games that they have not looked at
+        (the other seats' moves, joins, leaves, timeouts, resignations and results) and,
+        given ``since`` (their previous session's login), only what happened after it:
+        what an earlier session's summary told is not told again. Plus the games waiting
+        on them and their named invitations, whenever made. One read."""
         core = self.core
         if not is_stored_id(user_id):
             return VisitSummary(0, [], [], 0)
 
         def read(repo: Repository) -> VisitSummary:
-            return self._visit(repo, user_id)
+            return self._visit(repo, user_id, since)
 
         return await core.db.run_read(read)
 
-    def _visit(self, repo: Repository, user_id: int) -> VisitSummary:
+    def _visit(self, repo: Repository, user_id: int, since: datetime | None) -> VisitSummary:
         moves = new_events = 0
         finished_ids: set[int] = set()
         waiting_ids: set[int] = set()
         my_seat: dict[int, int] = {}
+        over: set[int] = set()
         for r in repo.seat_activity(user_id):
             my_seat.setdefault(r.game_id, r.seat)
+            if r.status in ("finished", "abandoned"):
+                over.add(r.game_id)
             if r.last_seq > r.last_seen_seq:
                 moves += r.moves
                 new_events += r.events
@@ -86,7 +96,7 @@ class History:
         # the other seats' doings, game by game
         told: dict[int, dict[str, list[Any]]] = {}
         by_others: set[int] = set()  # games with an unseen event the user did not cause
-        unseen = repo.unseen_events(user_id, MAX_UNSEEN_EVENTS)
+        unseen = repo.unseen_events(user_id, since or EPOCH, MAX_UNSEEN_EVENTS)
         for e in unseen:
             bits = told.setdefault(
                 e.game_id, {"moves": [], "joined": [], "left": [], "timeouts": [], "declined": []}
@@ -108,7 +118,11 @@ class History:
                 key = {"join": "joined", "leave": "left", "timeout": "timeouts",
                        "decline": "declined"}[str(action)]  # fmt: skip
                 bits[key].append(e.seat)
-        if len(unseen) < MAX_UNSEEN_EVENTS:  # else some games' events were not read
+        if since is not None:  # the counts too are of what happened since then
+            moves = sum(1 for e in unseen if e.kind == "move")
+            new_events = len(unseen)
+            finished_ids = by_others & over
+        elif len(unseen) < MAX_UNSEEN_EVENTS:  # else some games' events were not read
             finished_ids &= by_others  # a game the user ended (resigned) is not news
         ids = set(told) | finished_ids | waiting_ids
         games = repo.games(sorted(ids - invited_ids)) + list(invited_games)

@@ -82,7 +82,8 @@ class MainMenu(Screen):
             return
         games = ctx.services.games
         uid = ctx.user.id
-        self.summary = await games.since_last_visit(uid)
+        # news since the previous session (what its summary told is not told again)
+        self.summary = await games.since_last_visit(uid, ctx.previous_login)
         page, self.waiting_total = await games.list_games("waiting", uid, limit=5)
         self.waiting = list(page)
         _, self.open_total = await games.list_games("open", uid, limit=1)
