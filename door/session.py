@@ -222,7 +222,7 @@ class Session:
         ):
             # told on whatever screen is showing (the main menu and the lists say more)
             self.ctx.bell()
-            hint = " — V)iew on the main menu answers" if notice.kind == "invited" else ""
+            hint = " — answer in V)iew" if notice.kind == "invited" else ""
             self.ctx.status(notice.text + hint)
         if not self.stack:
             return True
@@ -342,7 +342,7 @@ async def run_session(
 
     ``user`` is the signed-in user, or ``None`` to show the log-in / registration screen
     first. ``start`` opens a particular screen instead of the main menu: ``"play"``
-    (games waiting on you), ``"open"``, ``"active"``, ``"mine"``, ``"finished"``,
+    (games waiting on you), ``"invitations"``, ``"open"``, ``"active"``, ``"mine"``, ``"finished"``,
     ``"begin"``, ``"rank"``, ``"instructions"``, ``"settings"``, ``"game:<id>"``, or a
     game kind (``"backgammon"``: that game's lists, or begin one). ``caches``: the
     process's render caches (``App`` builds one for every session; else a new one).

@@ -178,7 +178,8 @@ class MainMenu(Screen):
                 y += 1
                 canvas.put(4, y, clip_text(last, width - 5), SUMMARY_STYLE)
         y += 1
-        room = max(canvas.height - MENU_FIXED_ROWS - len(self.menu.items) - (y - 2), 2)
+        # (y - 3: the rows a long name pushed the last-visit figure down)
+        room = max(canvas.height - MENU_FIXED_ROWS - len(self.menu.items) - (y - 3), 2)
         for text, style in self.fitted_lines(ctx, width - 6, room):
             canvas.put(4, y, text, style)
             y += 1
@@ -207,12 +208,11 @@ class MainMenu(Screen):
         s = self.summary
         if s is None:
             return [("Since your last visit: (loading)", SUMMARY_STYLE)]
-        viewer = ctx.user.id if ctx.user is not None else None
         now = ctx.services.clock.now()
         lines = [(headline(s, self.waiting_total), SUMMARY_STYLE)]
         for item in getattr(s, "news", []):
             style = INVITE_STYLE if item.invited else GAME_STYLE
-            lines.append((f"{ctx.glyphs.bullet} {news_sentence(item, viewer, now)}", style))
+            lines.append((f"{ctx.glyphs.bullet} {news_sentence(item, now)}", style))
         return lines
 
     def fitted_lines(self, ctx: Context, width: int, room: int) -> list[tuple[str, Style]]:
@@ -283,10 +283,11 @@ def opponents(info: Any, my_seat: int | None) -> str:
     return " and ".join(names) if len(names) < 3 else ", ".join(names)
 
 
-def shown_move(info: Any, text: str, mover: int, viewer: int | None) -> str:
-    """A move as the viewer should read it. The one place a move of the summary passes
-    through: the viewer's own point numbering belongs here (backgammon boards are
-    numbered from each viewer's side); today the mover's notation, cleaned."""
+def shown_move(info: Any, text: str, mover: int, viewer_seat: int | None) -> str:
+    """Seat ``mover``'s move as the player in ``viewer_seat`` should read it. The one
+    place a move of the summary passes through, so the viewer's own point numbering
+    belongs here (each backgammon board is numbered from its viewer's side); for now
+    the mover's notation, cleaned."""
     return clean(text)
 
 
@@ -334,7 +335,7 @@ def result_text(item: Any) -> str:
     return f"{head}{': ' + how if how else ''}{tail}"
 
 
-def news_sentence(item: Any, viewer: int | None, now: datetime) -> str:
+def news_sentence(item: Any, now: datetime) -> str:
     """One game's news in a sentence (see :class:`door.services.games.GameNews`)."""
     from door.services.games.notices import creator_name, game_terms
     from door.ui.screens.lists import short_span
@@ -347,8 +348,11 @@ def news_sentence(item: Any, viewer: int | None, now: datetime) -> str:
         what = f"{game}" + (f" ({terms})" if terms else "")
         return f"{clean(creator_name(info))} invites you to {what}: V)iew to answer."
     parts: list[str] = []
-    for seat in item.joined:
-        parts.append(f"{seat_name(info, seat)} joined")
+    movers = {seat for seat, _ in item.moves}
+    over = info.status in ("finished", "abandoned")
+    for seat in item.joined:  # old news once they have moved, or the game is over
+        if seat not in movers and not over:
+            parts.append(f"{seat_name(info, seat)} joined")
     if item.left:
         parts.append(plural(len(item.left), "player") + " left")
     for seat in dict.fromkeys(item.timeouts):
@@ -356,13 +360,13 @@ def news_sentence(item: Any, viewer: int | None, now: datetime) -> str:
         parts.append(f"{whose} turn timed out")
     by_mover: dict[int, list[str]] = {}
     for seat, text in item.moves:
-        by_mover.setdefault(seat, []).append(shown_move(info, text, seat, viewer))
+        by_mover.setdefault(seat, []).append(shown_move(info, text, seat, me))
     for seat, moves in by_mover.items():
         if len(moves) == 1:
             parts.append(f"{seat_name(info, seat)} played {moves[0]}")
         else:
             parts.append(f"{seat_name(info, seat)} made {len(moves)} moves, last {moves[-1]}")
-    if info.status in ("finished", "abandoned"):
+    if over:
         parts.append(result_text(item))
     elif item.is_waiting_on_me:
         due = f" (due in {short_span(info.deadline - now)})" if info.deadline else ""
