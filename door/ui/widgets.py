@@ -118,6 +118,8 @@ class Menu:
             canvas.put(cx + 1, row, clip_text(label, max(room, 0)), base)
             if note:
                 canvas.put(x + width - 1 - text_width(note), row, note, base)
+            if selected:
+                canvas.focus = row  # kept in sight on a small terminal
         return len(self.items)
 
 
@@ -306,5 +308,7 @@ class ListView(Generic[T]):
             style = LIST_SELECTED if i == self.selected else LIST_STYLE
             canvas.fill(x, y + 1 + i, width, 1, " ", style)
             canvas.put(x, y + 1 + i, clip_text(clean(format_row(item)), width), style)
+        if self.items:
+            canvas.focus = y + 1 + self.selected  # kept in sight on a small terminal
         footer = f"Page {self.page} of {self.pages}  ({self.total} in all)"
         canvas.put(x, y + 2 + self.page_size, clip_text(footer, width), LIST_FOOTER)

@@ -93,7 +93,7 @@ class GameListScreen(KeyedScreen):
         return f"door — Games: {dict((w, t) for w, _, t in TABS)[self.which]}{kind}"
 
     async def load(self, ctx: Context, offset: int | None = None) -> None:
-        self.view.page_size = max(ctx.caps.height, 24) - 10
+        self.view.page_size = max(ctx.caps.height - 10, 3)
         offset = self.view.offset if offset is None else offset
         uid = ctx.user.id if ctx.user else None
         items, total = await ctx.services.games.list_games(
