@@ -3,6 +3,8 @@ players and each opponent — anyone, a named user, or the computer at a bot lev
 
 from __future__ import annotations
 
+import textwrap
+
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
@@ -360,8 +362,15 @@ class BeginScreen(Screen):
         if levels and y < canvas.height - 4:
             canvas.put(2, y, "Computer levels:", NOTE_STYLE)
             for name, desc in levels:
-                y += 1
-                if y >= canvas.height - 3:
-                    break
-                text = f"  {clean(name, 20)}: {clean(desc)}"
-                canvas.put(2, y, clip_text(text, canvas.width - 4), NOTE_STYLE)
+                # Wrapped, not cut: the description is why a player picks a level.
+                head = f"  {clean(name, 20)}: "
+                lines = textwrap.wrap(
+                    clean(desc), max(canvas.width - 4 - len(head), 20),
+                    initial_indent="", subsequent_indent="",
+                ) or [""]  # fmt: skip
+                for i, part in enumerate(lines):
+                    y += 1
+                    if y >= canvas.height - 3:
+                        break
+                    lead = head if i == 0 else " " * len(head)
+                    canvas.put(2, y, clip_text(lead + part, canvas.width - 4), NOTE_STYLE)

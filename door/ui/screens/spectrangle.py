@@ -48,6 +48,7 @@ from door.ui.screen import (
     draw_chrome,
 )
 from door.ui.screens.overlays import Cover, ReplayViewer
+from door.ui.widgets import short_names
 
 BOARD_X = 1
 BOARD_Y = 2
@@ -395,31 +396,40 @@ class SpectrangleScreen(GameScreenBase):
         w = canvas.width - x - 1
         colors = ctx.caps.colors
         flags = [f"bag {len(state.bag)}"]
+        top_row = 1
         if not state.mirror:
             flags.append("no turning over")
         if state.teams:
             flags.append("teams 1+3 v 2+4")
-        canvas.put(x, 1, clip_text("  ".join(flags), w), DIM)
         if info.status == "active" and info.to_act is not None:
             left = deadline_text(info.deadline, ctx.services.clock.now())
-            who = "your" if self.can_act else f"{self.name_of(info.to_act, 12)}'s"
-            canvas.put(x, 2, clip_text(f"It is {who} turn. {left}", w), MOVER)
+            who = "your" if self.can_act else f"{self.name_of(info.to_act)}'s"
+            turn = f"It is {who} turn."
+            if len(turn) + 1 + len(left) <= w:
+                turn = f"{turn} {left}"
+            elif left:
+                flags.append(left)  # a long name: the time left goes on the line above
+            canvas.put(x, 2, clip_text(turn, w), MOVER)
         elif info.status == "finished":
             canvas.put(x, 2, clip_text(self._result_text(), w), MOVER)
         elif info.status == "open":
             canvas.put(x, 2, "Waiting for players to join.", MOVER)
-        canvas.put(x, 3, "  Player        Score  Hand", HEADING_STYLE)
-        for seat in range(state.players):
+        canvas.put(x, top_row, clip_text("  ".join(flags), w), DIM)
+        # The name column takes what the hands (4 pieces, 20 columns) leave, up to the
+        # longest name; a name too long for it is abbreviated, never two alike.
+        seats = range(state.players)
+        full = [self.name_of(seat) + ("*" if seat == self.my_seat else "") for seat in seats]
+        nw = max(6, min(max((len(n) for n in full), default=6), w - 2 - 7 - 20))
+        shown = short_names(full, nw)
+        canvas.put(x, 3, f"  {'Player':<{nw}} Score  Hand", HEADING_STYLE)
+        for seat in seats:
             y = 4 + seat
             marker = ctx.glyphs.selector if info.to_act == seat else " "
-            name = self.name_of(seat, 12)
-            if seat == self.my_seat:
-                name = clip_text(name, 10) + "*"
             style = MOVER if info.to_act == seat else TEXT
             canvas.put(x, y, marker, style)
-            canvas.put(x + 2, y, f"{name:<12}", style)
-            canvas.put(x + 14, y, f"{state.scores[seat]:>5}", style)
-            hx = x + 21
+            canvas.put(x + 2, y, f"{shown[seat]:<{nw}}", style)
+            canvas.put(x + 2 + nw, y, f"{state.scores[seat]:>5}", style)
+            hx = x + 2 + nw + 7
             if seat in state.out:
                 canvas.put(hx, y, "(left the game)", DIM)
                 continue
@@ -461,7 +471,7 @@ class SpectrangleScreen(GameScreenBase):
         outcome = self.rules.outcome(self.sp) or self.snap.info.outcome
         if outcome is None:
             return "The game is over."
-        names = " and ".join(self.name_of(s, 12) for s in outcome.winners)
+        names = " and ".join(self.name_of(s) for s in outcome.winners)
         verb = "won" if len(outcome.winners) == 1 else "tied"
         return f"Game over: {names} {verb}."
 
@@ -502,7 +512,7 @@ class SpectrangleScreen(GameScreenBase):
             scale=layout(canvas.width, canvas.height)[0],
         )  # fmt: skip
         self._render_panel(canvas, ctx, state)
-        who = self.name_of(step.seat, 12) if step.seat is not None else "The server"
+        who = self.name_of(step.seat) if step.seat is not None else "The server"
         what = step.text
         if move is not None and move.kind == "place" and move.field is not None:
             assert move.piece is not None
