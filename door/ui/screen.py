@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
+from functools import partial
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -252,7 +253,7 @@ def help_lines(text: str, width: int) -> list[str]:
     if cur:
         lines.append(cur)
     if len(lines) > HELP_ROWS_MAX:
-        lines = lines[: HELP_ROWS_MAX - 1] + ["  ".join(lines[HELP_ROWS_MAX - 1 :])]
+        lines = [*lines[: HELP_ROWS_MAX - 1], "  ".join(lines[HELP_ROWS_MAX - 1 :])]
     return [clip_text(line, room) for line in lines]
 
 
@@ -265,7 +266,7 @@ def draw_help(canvas: Canvas, ctx: Context, text: str) -> int:
     lines = help_lines(text, width)
     top = canvas.height - len(lines)
     for i, line in enumerate(lines):
-        row = caches.help_rows.get((line, width), lambda: _help_row(line, width, caches))
+        row = caches.help_rows.get((line, width), partial(_help_row, line, width, caches))
         canvas.copy_rows(row, top + i, 1, source_top=0)
     return len(lines)
 

@@ -4,7 +4,6 @@ players and each opponent — anyone, a named user, or the computer at a bot lev
 from __future__ import annotations
 
 import textwrap
-
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal

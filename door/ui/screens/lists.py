@@ -83,8 +83,8 @@ def _result(info: Any) -> tuple[str, str]:
         value = {2: "gammon", 3: "backgammon"}.get(int(extra.get("game_value", 1) or 1))
         how = {"resign": "resigned", "drop": "dropped", "timeout": "on time",
                "forfeit": "forfeit"}.get(outcome.reason)  # fmt: skip
-        notes = [how or value] if (how or value) else []  # the room fits one
-        return text + (f" ({', '.join(notes)})" if notes else ""), who
+        note = how or value  # the room fits one
+        return text + (f" ({note})" if note else ""), who
     w = outcome.winners[0]
     score = outcome.scores[w] if w < len(outcome.scores) else None
     how = {"resign": " (resigned)", "timeout": " (on time)"}.get(outcome.reason, "")
