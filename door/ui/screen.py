@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from functools import partial
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from door.ui.caches import RenderCaches
