@@ -62,5 +62,30 @@ async def test_bot_descriptions_on_the_begin_screen_are_wrapped_not_cut(
     await r.term.settle()
     text = " ".join(line.strip() for line in r.term.display())
     text = " ".join(text.split())
-    for name, desc in levels[:2]:
+    for name, desc in levels:
         assert " ".join(desc.split()) in text, (name, r.term.display_text())
+
+
+@pytest.mark.parametrize("kind", ["b", "s"])
+async def test_opponent_chooser_shows_each_computer_level_description_whole(
+    start_session: StartSession, services: Services, alice: User, monkeypatch: pytest.MonkeyPatch,
+    kind: str,
+) -> None:  # fmt: skip
+    from door.services import bots
+
+    class Levels:
+        def levels(self, kind: str) -> list[tuple[str, str]]:
+            return list(bots.levels(kind))
+
+    monkeypatch.setattr(services, "bots", Levels())
+    r = await start_session(alice, start="begin")
+    r.term.type(kind)
+    await r.term.settle()
+    r.term.type("1")  # the first opponent's seat
+    await r.term.settle()
+    text = r.term.display_text()
+    assert "Who will be" in text, text
+    assert "a number: the computer" in text
+    for name, desc in bots.levels("backgammon" if kind == "b" else "spectrangle"):
+        tail = desc.split(": ", 1)[-1]
+        assert f"{name}: {tail}" in text, text

@@ -520,7 +520,7 @@ async def test_begin_opponent_chooser_offers_anyone_a_name_and_the_computer_leve
     assert "Who will be your opponent?" in text
     assert "A) Anyone who joins" in text and "N) A player I name" in text
     for i, (name, _) in enumerate(levels("backgammon"), 1):
-        assert f"{i}) Computer: {name}" in text
+        assert f"{i}) {name}: " in text
 
 
 async def test_begin_against_the_computer_starts_at_once_on_the_board(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from door.services import Services
 from door.services.accounts import NAME_MAX, User
-from door.ui.widgets import fit_names, short_names
+from door.ui import widgets
 from tests.ui.conftest import StartSession, started_game
 
 LONG_A = "spectrangle-expertAA"

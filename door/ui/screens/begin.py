@@ -236,8 +236,11 @@ class BeginScreen(Screen):
             MenuItem("N", "A player I name", None),
         ]
         for i, (name, desc) in enumerate(self.bot_levels(ctx), 1):
-            items.append(MenuItem(str(i), f"Computer: {clean(name)}: {clean(desc)}",
-                                  Opponent("bot", name)))  # fmt: skip
+            # "bg-beginner: plays by feel…": the level word at the description's start
+            # and a "Computer:" before it pushed its end off an 80-column line (the
+            # question above says the numbers are the computer).
+            tail = clean(desc).split(": ", 1)[-1]
+            items.append(MenuItem(str(i), f"{clean(name)}: {tail}", Opponent("bot", name)))
         self.opp_menu = Menu(items)
 
     def _on_opponent(self, event: InputEvent, ctx: Context) -> Transition | None:
@@ -354,9 +357,14 @@ class BeginScreen(Screen):
             return
         if self.phase == "opponent":
             who = "your opponent" if len(self.opponents) == 1 else f"opponent {self.opp_index + 1}"
-            canvas.put(2, y, f"Who will be {who}?", HEADING_STYLE)
+            numbers = " (a number: the computer)" if self.bot_levels(ctx) else ""
+            canvas.put(2, y, f"Who will be {who}?{numbers}", HEADING_STYLE)
             self.opp_menu.render(canvas, 2, y + 1, min(canvas.width - 4, 76))
             return
+        self._draw_levels(canvas, ctx, y)
+
+    def _draw_levels(self, canvas: Canvas, ctx: Context, y: int) -> None:
+        """The computer levels with their descriptions, wrapped, from row ``y``."""
         levels = self.bot_levels(ctx)
         if levels and y < canvas.height - 4:
             canvas.put(2, y, "Computer levels:", NOTE_STYLE)
