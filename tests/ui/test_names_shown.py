@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from door.services import Services
 from door.services.accounts import NAME_MAX, User
-from door.ui import widgets
 from tests.ui.conftest import StartSession, started_game
 
 LONG_A = "spectrangle-expertAA"
@@ -84,6 +83,8 @@ async def test_game_list_shows_long_names_whole_when_they_fit(
 
 
 def test_abbreviations_of_names_sharing_a_long_prefix_differ() -> None:
+    from door.ui.widgets import short_names
+
     names = ["spectrangle-expert", "spectrangle-easy", "spectrangle-beginner"]
     for width in range(6, 21):
         shown = short_names(names, width)
@@ -92,6 +93,8 @@ def test_abbreviations_of_names_sharing_a_long_prefix_differ() -> None:
 
 
 def test_fitted_player_lists_keep_names_apart() -> None:
+    from door.ui.widgets import fit_names
+
     names = ["spectrangle-expert", "spectrangle-easy", "spectrangle-beginner", "Alice"]
     text = fit_names(names, 40)
     assert len(text) <= 40

@@ -159,7 +159,8 @@ async def test_terminal_smaller_than_80x24_keeps_title_and_key_help(
     assert "door — Main Menu" in r.term.row(0)
     assert "V) View games" in r.term.display_text()
     # The key help is drawn again at the terminal's own size, on its bottom rows.
-    assert "Press a letter" in r.term.row(19)
+    assert "Press a letter" in r.term.row(18) + r.term.row(19)
+    assert "G)oodbye" in r.term.row(19)
 
 
 async def test_ctrl_l_redraws_the_whole_screen(start_session: StartSession, alice: User) -> None:

@@ -697,7 +697,7 @@ class BackgammonScreen(GameScreenBase):
         # Names take what the score and pip count leave (whole up to 20 letters from 31
         # columns on); a name too long for that is abbreviated, never two alike.
         both = [self.name_of(seat) for seat in (0, 1)]
-        nw = max(8, min(max(len(n) for n in both), w - 14))
+        nw = max(12, min(max(len(n) for n in both), w - 14))
         shown = short_names(both, nw)
 
         def player_line(y: int, seat: int, colour: str, side: Side) -> None:
@@ -708,10 +708,10 @@ class BackgammonScreen(GameScreenBase):
             canvas.put(x + 1, y, f"{marker}{shown[seat]:<{nw}}", style)
             px = x + 2 + nw
             if not state.is_money:  # match points, right after the name
-                canvas.put(px + 1, y, f"{state.score[seat]:>2}", LOUD)
-            room = w - (px + 4 - x)
+                canvas.put(px, y, f"{state.score[seat]:>2}", LOUD)
+            room = w - (px + 3 - x)
             pip_text = f"pips {pips(side):>3}" if room >= 8 else f"{pips(side):>3}"
-            canvas.put(px + 4, y, clip_text(pip_text, max(room, 0)), DIM)
+            canvas.put(px + 3, y, clip_text(pip_text, max(room, 0)), DIM)
 
         player_line(1, 1 - v, them_c, theirs)
         if state.is_money:
