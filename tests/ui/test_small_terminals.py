@@ -131,3 +131,18 @@ async def test_growing_a_too_small_terminal_brings_the_screen_back(
     await r.term.settle()
     assert "Main Menu" in r.term.row(0)
     assert "G)oodbye" in bottom(r.term.display())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+async def test_the_welcome_screen_keeps_its_keys_and_the_typing_cursor_in_sight(
+    start_session: StartSession, size: tuple[int, int]
+) -> None:
+    width, height = size
+    r = await start_session(None, width=width, height=height)
+    shown = r.term.display()
+    assert shown[-1].strip(), "\n".join(shown)
+    r.term.type("l")  # log in: a name is asked for
+    await r.term.settle()
+    shown = r.term.display()
+    assert any("Name" in line or "name" in line for line in shown[1:-1]), "\n".join(shown)
+    assert r.term.screen.cursor.x < width and r.term.screen.cursor.y < height
