@@ -223,10 +223,15 @@ class Screen:
 def draw_title(canvas: Canvas, ctx: Context, title: str, right: str = "") -> None:
     """Row 0: the title on the left, ``right`` (e.g. the user's name) on the right."""
     canvas.fill(0, 0, canvas.width, 1, " ", TITLE_STYLE)
-    canvas.put(1, 0, clip_text(clean(title), canvas.width - 2), TITLE_STYLE)
+    title = clean(title)
     if right:
-        r = clip_text(clean(right), max(canvas.width // 2 - 2, 0))
+        # The name (up to 20 letters) whole when there is room beside the title, and
+        # on a narrow terminal at least half the row.
+        room = max(canvas.width - 4 - text_width(title), canvas.width // 2 - 2, 0)
+        r = clip_text(clean(right), room)
         canvas.put(canvas.width - 1 - text_width(r), 0, r, TITLE_STYLE)
+        title = clip_text(title, max(canvas.width - 4 - text_width(r), 0))
+    canvas.put(1, 0, clip_text(title, canvas.width - 2), TITLE_STYLE)
 
 
 def help_lines(text: str, width: int) -> list[str]:

@@ -102,3 +102,11 @@ def test_fitted_player_lists_keep_names_apart() -> None:
     text = fit_names(names, 40)
     assert len(text) <= 40
     assert len(set(text.split(" v "))) == 4, text
+
+
+async def test_a_long_name_shows_whole_in_the_title_bar_at_40_columns(
+    start_session: StartSession, services: Services
+) -> None:
+    a, _ = await long_players(services)
+    r = await start_session(a, width=40, height=15)
+    assert r.term.row(0).rstrip().endswith(LONG_A)
