@@ -146,3 +146,37 @@ async def test_the_welcome_screen_keeps_its_keys_and_the_typing_cursor_in_sight(
     shown = r.term.display()
     assert any("Name" in line or "name" in line for line in shown[1:-1]), "\n".join(shown)
     assert r.term.screen.cursor.x < width and r.term.screen.cursor.y < height
+
+
+async def test_spectrangle_at_60x20_shows_the_players_own_hand(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    info = await started_game(services, alice, bob, "spectrangle")
+    snap = await services.games.get(info.id, alice.id)
+    me = alice if snap.info.to_act == 0 else bob
+    hand = [p for p in (await services.games.get(info.id, me.id)).state.hands[snap.info.to_act]]
+    r = await start_session(me, width=60, height=20, start=f"game:{info.id}")
+    from door.games.spectrangle.pieces import piece
+
+    text = r.term.display_text()
+    assert "Your hand:" in text
+    for p in hand:
+        assert piece(p).name in text, text
+
+
+@pytest.mark.parametrize("size", [(40, 15), (60, 20)], ids=["40x15", "60x20"])
+async def test_the_board_scrolls_to_keep_the_spectrangle_cursor_in_sight(
+    start_session: StartSession, services: Services, alice: User, bob: User,
+    size: tuple[int, int],
+) -> None:  # fmt: skip
+    info = await started_game(services, alice, bob, "spectrangle")
+    snap = await services.games.get(info.id, alice.id)
+    me = alice if snap.info.to_act == 0 else bob
+    r = await start_session(me, width=size[0], height=size[1], start=f"game:{info.id}")
+    r.term.press(*["down"] * 6)  # to the bottom row of the board
+    await r.term.settle()
+    # The cursor is drawn reversed; some cell of the board's columns shows it.
+    body = range(1, size[1] - 2)
+    assert any(r.term.char_at(x, y).reverse for y in body for x in range(37)), (
+        r.term.display_text()
+    )

@@ -682,6 +682,7 @@ class BackgammonScreen(GameScreenBase):
             lx, ly, w = spot_label_cell(pic.cursor, pic.my_colour, g=geo)
             style = TARGET_CURSOR if pic.cursor in pic.targets else CURSOR
             canvas.restyle(BOARD_X + lx, BOARD_Y + ly, w, style)
+            canvas.focus = BOARD_Y + ly  # a short terminal scrolls to keep it shown
 
     def _render_panel(self, canvas: Canvas, ctx: Context, mine: Side, theirs: Side) -> None:
         assert self.snap is not None
