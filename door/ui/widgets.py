@@ -362,4 +362,11 @@ def fit_phrases(text: str, room: int) -> str:
     parts = text.split(", ")
     while len(parts) > 1 and text_width(", ".join(parts)) > room:
         parts.pop()
-    return clip_text(", ".join(parts), room)
+    out = ", ".join(parts)
+    if text_width(out) <= room:
+        return out
+    # One phrase too long: whole words and "…" ("drawing pieces…"), never half a word.
+    words = out.split(" ")
+    while len(words) > 1 and text_width(" ".join(words)) > room - 1:
+        words.pop()
+    return clip_text(" ".join(words), room - 1) + "…"

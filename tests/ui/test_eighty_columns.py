@@ -89,3 +89,12 @@ async def test_opponent_chooser_shows_each_computer_level_description_whole(
     for name, desc in bots.levels("backgammon" if kind == "b" else "spectrangle"):
         tail = desc.split(": ", 1)[-1]
         assert f"{name}: {tail}" in text, text
+
+
+def test_a_position_too_long_for_its_column_loses_whole_phrases_or_words() -> None:
+    from door.ui.widgets import fit_phrases
+
+    assert fit_phrases("money game", 17) == "money game"
+    assert fit_phrases("5-pt match, 2-1, Black to roll", 17) == "5-pt match, 2-1"
+    assert fit_phrases("1-pt match, 0-0, opening roll", 17) == "1-pt match, 0-0"
+    assert fit_phrases("drawing pieces to see who starts", 17) == "drawing pieces…"
