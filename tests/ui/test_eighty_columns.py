@@ -10,15 +10,25 @@ from door.services.accounts import User
 from tests.ui.conftest import StartSession, started_game
 
 
+@pytest.mark.parametrize(
+    ("kind", "key", "hint"),
+    [
+        ("backgammon", "m", "Type a play: 13/7 8/7, bar/22*, roll, double, take, drop"),
+        ("spectrangle", ":", "Type a move: RGY3@11:1 (m: turned over), pass, swap RRY5"),
+    ],
+)
 async def test_typed_move_line_shows_its_keys_and_its_hint_in_full(
-    start_session: StartSession, services: Services, alice: User, bob: User
-) -> None:
-    info = await started_game(services, alice, bob, "backgammon")
-    r = await start_session(alice, start=f"game:{info.id}")
-    r.term.type("m")
+    start_session: StartSession, services: Services, alice: User, bob: User,
+    kind: str, key: str, hint: str,
+) -> None:  # fmt: skip
+    info = await started_game(services, alice, bob, kind)
+    snap = await services.games.get(info.id, alice.id)
+    me = alice if snap.info.to_act == 0 else bob
+    r = await start_session(me, start=f"game:{info.id}")
+    r.term.type(key)
     await r.term.settle()
-    assert "Esc back" in r.term.row(23)
-    assert "Type a play: 13/7 8/7, bar/22*, roll, double, take, drop" in r.term.display_text()
+    assert "Esc back" in r.term.row(23), r.term.display_text()
+    assert hint in r.term.display_text()
 
 
 async def test_position_column_is_not_cut_mid_word(

@@ -106,7 +106,9 @@ async def test_the_highlighted_menu_line_stays_in_sight_at_15_rows(
     r.term.press("up")
     r.term.press("down")
     await r.term.settle()
+    # The menu line and the key help under it, both (the help takes two rows here).
     assert "G) Goodbye" in r.term.display_text()
+    assert "G)oodbye" in bottom(r.term.display(), 2)
 
 
 @pytest.mark.parametrize("size", [(38, 12), (39, 24), (80, 14)], ids=["38x12", "39x24", "80x14"])
