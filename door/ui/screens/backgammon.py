@@ -67,6 +67,7 @@ from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.glyphs import glyphs
 from door.ui.screen import HEADING_STYLE, Context, Push, Transition, draw_chrome
 from door.ui.screens.overlays import Cover
+from door.ui.widgets import short_names
 
 BOARD_X = 1
 BOARD_Y = 1
@@ -549,7 +550,7 @@ class BackgammonScreen(GameScreenBase):
         v = self.viewer
         for m in moves:
             before: BackgammonState = m.before
-            who = self.name_of(m.seat, 12) if m.seat is not None else "The server"
+            who = self.name_of(m.seat) if m.seat is not None else "The server"
             mover = before.turn
             dice = tuple(before.dice) if before.dice else ()
             dice_mine = mover == v
@@ -681,6 +682,7 @@ class BackgammonScreen(GameScreenBase):
             lx, ly, w = spot_label_cell(pic.cursor, pic.my_colour, g=geo)
             style = TARGET_CURSOR if pic.cursor in pic.targets else CURSOR
             canvas.restyle(BOARD_X + lx, BOARD_Y + ly, w, style)
+            canvas.focus = BOARD_Y + ly  # a short terminal scrolls to keep it shown
 
     def _render_panel(self, canvas: Canvas, ctx: Context, mine: Side, theirs: Side) -> None:
         assert self.snap is not None
@@ -693,16 +695,24 @@ class BackgammonScreen(GameScreenBase):
         v = self.viewer
         me_c, them_c = colour_of_seat(v), colour_of_seat(1 - v)
 
+        # Names take what the score and pip count leave (whole up to 20 letters from 31
+        # columns on); a name too long for that is abbreviated, never two alike.
+        both = [self.name_of(seat) for seat in (0, 1)]
+        nw = max(12, min(max(len(n) for n in both), w - 14))
+        shown = short_names(both, nw)
+
         def player_line(y: int, seat: int, colour: str, side: Side) -> None:
             glyph = checker_glyph(colour, ctx.glyphs, colors)
             canvas.put(x, y, glyph, checker_style(colour, colors))
             marker = ctx.glyphs.selector if info.to_act == seat else " "
-            name = self.name_of(seat, 12)
             style = LOUD if info.to_act == seat else TEXT
-            canvas.put(x + 1, y, f"{marker}{name:<12}", style)
+            canvas.put(x + 1, y, f"{marker}{shown[seat]:<{nw}}", style)
+            px = x + 2 + nw
             if not state.is_money:  # match points, right after the name
-                canvas.put(x + 14, y, f"{state.score[seat]:>2}", LOUD)
-            canvas.put(x + 17, y, clip_text(f"pips {pips(side):>3}", w - 17), DIM)
+                canvas.put(px, y, f"{state.score[seat]:>2}", LOUD)
+            room = w - (px + 3 - x)
+            pip_text = f"pips {pips(side):>3}" if room >= 8 else f"{pips(side):>3}"
+            canvas.put(px + 3, y, clip_text(pip_text, max(room, 0)), DIM)
 
         player_line(1, 1 - v, them_c, theirs)
         if state.is_money:
@@ -716,7 +726,7 @@ class BackgammonScreen(GameScreenBase):
             owner = (
                 "centred" if state.cube_owner is None
                 else ("yours" if state.cube_owner == v and self.my_seat is not None
-                      else self.name_of(state.cube_owner, 12) + "'s")
+                      else self.name_of(state.cube_owner) + "'s")
             )  # fmt: skip
             canvas.put(x, 4, clip_text(f"Cube {state.cube}, {owner}", w), TEXT)
         else:
@@ -724,11 +734,11 @@ class BackgammonScreen(GameScreenBase):
         last = state.last_game
         if last is not None and state.phase != OVER:
             pts = f"{last.points} point{'s' if last.points != 1 else ''}"
-            line = f"Last game: {self.name_of(last.winner, 12)} won {pts}"
+            line = f"Last game: {self.name_of(last.winner)} won {pts}"
             canvas.put(x, 5, clip_text(line, w), DIM)
         y = 6
         if info.status == "active" and info.to_act is not None:
-            who = "your" if self.can_act else f"{self.name_of(info.to_act, 12)}'s"
+            who = "your" if self.can_act else f"{self.name_of(info.to_act)}'s"
             canvas.put(x, y, clip_text(f"It is {who} turn.", w), LOUD)
             left = deadline_text(info.deadline, ctx.services.clock.now())
             canvas.put(x, y + 1, clip_text(left, w), DIM)

@@ -154,8 +154,8 @@ class InstructionsScreen(KeyedScreen):
         self.per_page = 18
 
     def _layout(self, ctx: Context) -> None:
-        width = max(ctx.caps.width, 80) - 4
-        per_page = max(ctx.caps.height, 24) - 5
+        width = max(ctx.caps.width, 40) - 4
+        per_page = max(ctx.caps.height - 5, 5)
         if width != self.width or per_page != self.per_page or not self.lines:
             first_line = self.page * self.per_page
             self.width = width
