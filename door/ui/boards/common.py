@@ -280,6 +280,11 @@ class GameScreenBase(Screen):
     def on_moves_seen(self, moves: list[LoggedMove]) -> None:
         """The other players' moves the viewer has just been told about (to mark them)."""
 
+    def shown_text(self, move: LoggedMove) -> str:
+        """``move``'s text as this viewer should read it (Backgammon: in the viewer's own
+        point numbers); every place that shows a logged move to a player asks here."""
+        return move.text
+
     # --- loading --------------------------------------------------------------------------
     async def on_enter(self, ctx: Context) -> None:
         await self.reload(ctx)
@@ -311,7 +316,8 @@ class GameScreenBase(Screen):
         shown = [m for m in self.record if m.text != "roll"][-rows:]
         for i, m in enumerate(shown):
             who = self.name_of(m.seat, 12) if m.seat is not None else "system"
-            canvas.put(1, y + i, clip_text(f"{who:>12}  {m.text}", width), RECORD_STYLE)
+            line = f"{who:>12}  {self.shown_text(m)}"
+            canvas.put(1, y + i, clip_text(line, width), RECORD_STYLE)
 
     # --- the help box ----------------------------------------------------------------------
     def open_help(self, ctx: Context, _key: str = "") -> None:
@@ -383,7 +389,7 @@ class GameScreenBase(Screen):
         shown = [m for m in moves if m.text != "roll"] or moves  # the dice speak for a roll
         for m in shown[-4:]:
             who = self.name_of(m.seat, 12) if m.seat is not None else "system"
-            parts.append(f"{who}: {m.text}")
+            parts.append(f"{who}: {self.shown_text(m)}")
         return "; ".join(parts)
 
     # --- acting ---------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from functools import partial
 
 from door.games.backgammon import movegen
 from door.games.backgammon.moves import NO_PLAY
+from door.games.backgammon.notation import from_viewpoint
 from door.games.backgammon.partial import PartialPlay
 from door.games.backgammon.position import (
     DECIDE,
@@ -207,6 +208,10 @@ class BackgammonScreen(GameScreenBase):
             me, opp = self.pp.sides()
             return me, opp  # the viewer is the mover while a partial play exists
         return state.board[self.viewer], state.board[1 - self.viewer]
+
+    def shown_text(self, move: LoggedMove) -> str:
+        """A play in the viewer's point numbers (the log keeps the mover's)."""
+        return from_viewpoint(move.text, move.seat, self.viewer)
 
     def on_moves_seen(self, moves: list[LoggedMove]) -> None:
         """Mark the points the opponent's last play moved from and to."""
@@ -568,10 +573,12 @@ class BackgammonScreen(GameScreenBase):
                     after_me, after_opp = movegen.play_result(me, opp, move.steps[: i + 1])
                     mine, theirs = self._oriented(after_me, after_opp, mover)
                     src, dst = step[0], step[1]
-                    marks = frozenset(self._viewer_spot(p, mover) for p in (src, dst))
+                    vsrc, vdst = (self._viewer_spot(p, mover) for p in (src, dst))
+                    marks = frozenset((vsrc, vdst))
                     caption = (
-                        f"{who} plays {m.text}: step {i + 1} of {len(move.steps)}, "
-                        f"{_spot_name(src)}/{_spot_name(dst)}{'*' if step[3] else ''}"
+                        f"{who} plays {from_viewpoint(m.text, mover, v)}: step {i + 1} of "
+                        f"{len(move.steps)}, "
+                        f"{_spot_name(vsrc)}/{_spot_name(vdst)}{'*' if step[3] else ''}"
                     )
                     frames.append(Frame(caption, mine, theirs, dice, dice_mine, marks))
                 continue
