@@ -131,6 +131,40 @@ def spot_label_cell(
     return column_x(col, my_colour, g), 0 if is_top else g.bottom_label, g.pw
 
 
+def pointer_cell(
+    spot: int, my_colour: str, top: bool = True, g: Geometry = SMALL
+) -> tuple[int, int, bool]:
+    """(x, y, on the top edge) of the frame cell beside ``spot``'s label where the cursor's
+    arrow (or a destination's dot) goes: on the top or bottom edge of the frame, over the
+    point's checkers; for the bar and the tray, on the edge ``top`` names."""
+    if spot == BAR:
+        return bar_x(my_colour, g), 1 if top else g.bottom_border, top
+    if spot == OFF:
+        return tray_x0(my_colour, g) + 2, 1 if top else g.bottom_border, top
+    col, is_top = point_column(spot, my_colour)
+    x = column_x(col, my_colour, g) + g.pw // 2
+    return x, 1 if is_top else g.bottom_border, is_top
+
+
+def draw_cursor(
+    canvas: Canvas,
+    x: int,
+    y: int,
+    spot: int,
+    my_colour: str,
+    targets: frozenset[int],
+    glyphs: Glyphs,
+    top: bool = True,
+    g: Geometry = SMALL,
+) -> None:
+    """The cursor at ``spot`` on a board drawn at (``x``, ``y``): its label restyled and
+    an arrow on the frame pointing at it (a shape, so it reads without colour)."""
+    lx, ly, w = spot_label_cell(spot, my_colour, g=g)
+    canvas.restyle(x + lx, y + ly, w, TARGET_CURSOR if spot in targets else CURSOR)
+    px, py, on_top = pointer_cell(spot, my_colour, top, g)
+    canvas.put(x + px, y + py, glyphs.point_down if on_top else glyphs.point_up, POINTER)
+
+
 def visual_spots(my_colour: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The spots in left-to-right order on the top and the bottom row (the bar and the
     tray are in both rows), for cursor movement."""
@@ -161,10 +195,17 @@ VISUAL_SPOTS = {colour: _visual_spots(colour) for colour in (WHITE_SIDE, BLACK_S
 """``visual_spots`` of each colour, worked out once (it is asked on every cursor key)."""
 
 
-def move_cursor(spot: int, direction: str, my_colour: str, top_row: bool) -> tuple[int, bool]:
+def move_cursor(
+    spot: int, direction: str, my_colour: str, top_row: bool, *, bar_stop: bool = True
+) -> tuple[int, bool]:
     """Where the cursor goes from ``spot`` (on the top row if ``top_row``) moving ``left``,
-    ``right``, ``up`` or ``down``: (new spot, now on the top row)."""
+    ``right``, ``up`` or ``down``: (new spot, now on the top row). ``bar_stop=False``
+    steps over the bar (the game screen stops there only while the mover has a checker
+    on it, so counting points with the arrows is never off by one)."""
     top, bottom = visual_spots(my_colour)
+    if not bar_stop and spot != BAR:
+        top = tuple(s for s in top if s != BAR)
+        bottom = tuple(s for s in bottom if s != BAR)
     if 1 <= spot <= 24:
         top_row = point_column(spot, my_colour)[1]
     row = top if top_row else bottom
@@ -185,12 +226,15 @@ def move_cursor(spot: int, direction: str, my_colour: str, top_row: bool) -> tup
 FRAME = Style(fg=YELLOW)
 FELT = Style(fg=YELLOW, bg=BLACK)
 LABEL = Style(fg=WHITE)
-# Highlights differ in attributes as well as colour, so they show without colour too:
-# the cursor is reversed, a legal destination reversed and underlined, the cursor on a
-# legal destination bold and underlined.
+# Highlights differ in attributes and in shape as well as colour, so they show without
+# colour too: the cursor's label is reversed with an arrow on the frame pointing at it,
+# a legal destination's label reversed and underlined with a dot on the frame, the cursor
+# on a legal destination bold and underlined (with the arrow).
 CURSOR = Style(fg=WHITE, reverse=True)
 TARGET = Style(fg=GREEN, reverse=True, underline=True)
 TARGET_CURSOR = Style(fg=WHITE, bg=GREEN, bold=True, underline=True)
+POINTER = Style(fg=WHITE, bold=True)
+TARGET_DOT = Style(fg=GREEN, bold=True)
 MARK = Style(fg=YELLOW, bold=True)
 COUNT = Style(fg=YELLOW, bold=True)
 DIE = Style(fg=WHITE, reverse=True)
@@ -393,7 +437,7 @@ def draw_board(
     for spot in pic.targets:
         lx, ly, w = spot_label_cell(spot, mine_c, g=geo)
         canvas.restyle(x + lx, y + ly, w, TARGET)
+        px, py, _ = pointer_cell(spot, mine_c, True, geo)
+        canvas.put(x + px, y + py, g.bullet, TARGET_DOT)
     if pic.cursor is not None:
-        lx, ly, w = spot_label_cell(pic.cursor, mine_c, g=geo)
-        style = TARGET_CURSOR if pic.cursor in pic.targets else CURSOR
-        canvas.restyle(x + lx, y + ly, w, style)
+        draw_cursor(canvas, x, y, pic.cursor, mine_c, pic.targets, g, True, geo)

@@ -48,19 +48,17 @@ from door.ui.boards.backgammon import (
     BAR,
     BIG,
     BLACK_SIDE,
-    CURSOR,
     OFF,
     SMALL,
-    TARGET_CURSOR,
     WHITE_SIDE,
     BoardPicture,
     Geometry,
     checker_glyph,
     checker_style,
     draw_board,
+    draw_cursor,
     move_cursor,
     point_column,
-    spot_label_cell,
 )
 from door.ui.boards.common import GameScreenBase, LoggedMove, deadline_text, last_turn_of_others
 from door.ui.caches import RenderCaches
@@ -289,10 +287,18 @@ class BackgammonScreen(GameScreenBase):
         return self.can_act and self.snap is not None and self.snap.info.hints_allowed
 
     # --- what the keys do (the key table's handlers) ---------------------------------------
+    def bar_is_a_stop(self) -> bool:
+        """The cursor stops on the bar only while the mover has a checker there."""
+        if self.pp is None:
+            return False
+        me, _ = self.pp.sides()
+        return me[24] > 0 or (self.lift is not None and self.lift.spot == BAR)
+
     def move_cursor(self, ctx: Context, key: str) -> None:
+        bar = self.bar_is_a_stop()
         for direction in ARROWS.get(key) or KEYPAD[key]:
             self.cursor, self.cursor_top = move_cursor(
-                self.cursor, direction, self.colour, self.cursor_top
+                self.cursor, direction, self.colour, self.cursor_top, bar_stop=bar
             )
 
     def put_back(self, ctx: Context, key: str) -> None:
@@ -685,9 +691,10 @@ class BackgammonScreen(GameScreenBase):
             self._board = (key, board)
         canvas.copy_rows(board, BOARD_Y, geo.height)
         if pic.cursor is not None:
-            lx, ly, w = spot_label_cell(pic.cursor, pic.my_colour, g=geo)
-            style = TARGET_CURSOR if pic.cursor in pic.targets else CURSOR
-            canvas.restyle(BOARD_X + lx, BOARD_Y + ly, w, style)
+            draw_cursor(
+                canvas, BOARD_X, BOARD_Y, pic.cursor, pic.my_colour, pic.targets,
+                ctx.glyphs, self.cursor_top, geo,
+            )  # fmt: skip
 
     def _render_panel(self, canvas: Canvas, ctx: Context, mine: Side, theirs: Side) -> None:
         assert self.snap is not None
