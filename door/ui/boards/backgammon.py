@@ -34,7 +34,11 @@ class BoardPicture:
     """What to draw. ``mine``/``theirs`` are 25 counts each (points 1..24 from that
     player's own side, then the bar); ``my_colour`` decides the orientation. ``cursor``
     is a spot or ``None``; ``lifted`` the spot whose top checker is picked up;
-    ``targets`` the spots that accept it; ``marks`` spots to flag (the last move)."""
+    ``targets`` the spots that accept it; ``marks`` spots to flag (the last move).
+    ``cube`` is the doubling cube as (value, place) or ``None`` for a table without one:
+    place ``"centre"`` (on the bar), ``"mine"``/``"theirs"`` (its owner's side, by the
+    bar on that player's edge), or ``"offer_mine"``/``"offer_theirs"`` (a double offered
+    to that player: the new value in the middle of their half)."""
 
     mine: Sequence[int]
     theirs: Sequence[int]
@@ -46,6 +50,7 @@ class BoardPicture:
     dice: tuple[int, ...] = ()
     dice_used: tuple[bool, ...] = ()
     dice_mine: bool = True
+    cube: tuple[int, str] | None = None
 
 
 # --- geometry ---------------------------------------------------------------------------
@@ -239,6 +244,24 @@ MARK = Style(fg=YELLOW, bold=True)
 COUNT = Style(fg=YELLOW, bold=True)
 DIE = Style(fg=WHITE, reverse=True)
 DIE_USED = Style(fg=WHITE, bold=False)
+CUBE = Style(fg=YELLOW, bold=True, reverse=True, underline=True)
+
+
+def cube_cell(place: str, my_colour: str, g: Geometry = SMALL) -> tuple[int, int]:
+    """(x, y) of the cube's 3-cell face for ``place`` (see :class:`BoardPicture`): on the
+    bar, level with the points' numbers on its owner's edge, or on the bar's middle row
+    when centred; an offered cube sits in the middle of the half of the player offered
+    it, on the middle row (no dice are out while a double waits)."""
+    bx = bar_x(my_colour, g) - 1
+    if place == "mine":
+        return bx, g.bottom_label
+    if place == "theirs":
+        return bx, 0
+    if place in ("offer_mine", "offer_theirs"):
+        half = 6 * g.pw
+        left = board_x0(my_colour, g) + (half + 6 if place == "offer_mine" else 1)
+        return left + (half - 3) // 2, g.mid_row
+    return bx, g.mid_row
 
 
 def checker_style(colour: str, colors: int, lifted: bool = False) -> Style:
@@ -430,6 +453,10 @@ def draw_board(
         for i, part in enumerate(parts):
             used = i < len(pic.dice_used) and pic.dice_used[i]
             canvas.put(dx + 4 * i, y + geo.mid_row, part, DIE_USED if used else DIE)
+    if pic.cube is not None:
+        value, place = pic.cube
+        cx, cy = cube_cell(place, mine_c, geo)
+        canvas.put(x + cx, y + cy, f"{value:^3}", CUBE)
     # Marks (the last move), then targets and the cursor on the labels.
     for spot in pic.marks:
         lx, ly, w = spot_label_cell(spot, mine_c, g=geo)

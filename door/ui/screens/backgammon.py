@@ -30,6 +30,7 @@ from door.games.backgammon import movegen
 from door.games.backgammon.moves import NO_PLAY
 from door.games.backgammon.notation import from_viewpoint
 from door.games.backgammon.partial import PartialPlay
+from door.games.backgammon.phases import seat_name, to_act
 from door.games.backgammon.position import (
     DECIDE,
     DOUBLED,
@@ -137,6 +138,7 @@ class Frame:
 BoardKey = tuple[
     int, Geometry, str, int, tuple[int, ...], tuple[int, ...], str, "int | None",
     frozenset[int], frozenset[int], tuple[int, ...], tuple[bool, ...], bool,
+    "tuple[int, str] | None",
 ]  # fmt: skip
 
 
@@ -148,9 +150,9 @@ def board_drawing(key: BoardKey, caches: RenderCaches) -> Canvas:
 
     def draw() -> Canvas:
         width, geo, encoding, colors, mine, theirs, colour, lifted, targets, marks = key[:10]
-        dice, used, dice_mine = key[10:]
+        dice, used, dice_mine, cube = key[10:]
         pic = BoardPicture(
-            mine, theirs, colour, None, lifted, targets, marks, dice, used, dice_mine
+            mine, theirs, colour, None, lifted, targets, marks, dice, used, dice_mine, cube
         )
         board = caches.canvas(width, BOARD_Y + geo.height)
         draw_board(board, BOARD_X, BOARD_Y, pic, glyphs(encoding), colors, geo)
@@ -616,6 +618,35 @@ class BackgammonScreen(GameScreenBase):
         return 25 - point
 
     # --- drawing ------------------------------------------------------------------------------
+    def cube_picture(self, state: BackgammonState) -> tuple[int, str] | None:
+        """The cube as the board draws it (see BoardPicture.cube): its owner's side from
+        this viewer's seat, or the offered value on the side of the player offered it."""
+        if not state.options.cube:
+            return None
+        v = self.viewer
+        if state.phase == DOUBLED:
+            taker = to_act(state)  # who must take or drop (the doubler, after a beaver)
+            return state.cube * 2, "offer_mine" if taker == v else "offer_theirs"
+        if state.cube_owner is None:
+            return state.cube, "centre"
+        return state.cube, "mine" if state.cube_owner == v else "theirs"
+
+    def cube_text(self, state: BackgammonState) -> str:
+        """The panel's cube line: its value and owner, or the double that waits."""
+        v = self.viewer
+        if state.phase == DOUBLED:
+            doubler = 1 - (to_act(state) or 0)  # the one who offered
+            who = "You offer" if doubler == v and self.my_seat is not None else (
+                f"{self.name_of(doubler, 12)} offers"
+            )
+            return f"{who} {state.cube * 2} (cube {state.cube} now)"
+        owner = (
+            "centred" if state.cube_owner is None
+            else ("yours" if state.cube_owner == v and self.my_seat is not None
+                  else self.name_of(state.cube_owner, 12) + "'s")
+        )  # fmt: skip
+        return f"Cube {state.cube}, {owner}"
+
     def prompt_row(self, canvas: Canvas) -> int:
         return layout(canvas.width, canvas.height)[2] + 1
 
@@ -664,6 +695,7 @@ class BackgammonScreen(GameScreenBase):
             lifted=lift.spot if lift else None, targets=lift.targets if lift else frozenset(),
             marks=self.marks,
             dice=dice, dice_used=used, dice_mine=state.turn == self.viewer,
+            cube=self.cube_picture(state),
         )  # fmt: skip
         geo, _, info_y = layout(canvas.width, canvas.height)
         self._draw_board(canvas, ctx, pic, geo)
@@ -679,7 +711,7 @@ class BackgammonScreen(GameScreenBase):
         key: BoardKey = (
             canvas.width, geo, ctx.glyphs.encoding, colors, tuple(pic.mine),
             tuple(pic.theirs), pic.my_colour, pic.lifted, pic.targets, pic.marks, pic.dice,
-            pic.dice_used, pic.dice_mine,
+            pic.dice_used, pic.dice_mine, pic.cube,
         )  # fmt: skip
         last = self._board
         if last is not None and last[0] == key:
@@ -727,12 +759,8 @@ class BackgammonScreen(GameScreenBase):
                 match += "  Crawford"
         canvas.put(x, 3, clip_text(match, w), TEXT)
         if state.options.cube:
-            owner = (
-                "centred" if state.cube_owner is None
-                else ("yours" if state.cube_owner == v and self.my_seat is not None
-                      else self.name_of(state.cube_owner, 12) + "'s")
-            )  # fmt: skip
-            canvas.put(x, 4, clip_text(f"Cube {state.cube}, {owner}", w), TEXT)
+            style = LOUD if state.phase == DOUBLED else TEXT
+            canvas.put(x, 4, clip_text(self.cube_text(state), w), style)
         else:
             canvas.put(x, 4, "No doubling cube", DIM)
         last = state.last_game
@@ -751,6 +779,10 @@ class BackgammonScreen(GameScreenBase):
         elif state.phase == OVER or info.status == "finished":
             outcome = self.rules.outcome(state) if self.rules is not None else None
             detail = outcome.detail if outcome is not None else "The match is over."
+            if outcome is not None and outcome.winners:
+                colour_word = seat_name(outcome.winners[0])  # "White wins ..." → a name
+                if detail.startswith(colour_word):
+                    detail = self.name_of(outcome.winners[0], 16) + detail[len(colour_word):]
             for i, part in enumerate(_wrap(detail, w)[:3]):
                 canvas.put(x, y + i, part, LOUD)
         y = 9
