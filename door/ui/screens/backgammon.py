@@ -23,6 +23,8 @@ whole game in the step-by-step viewer.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import dataclass
 from functools import partial
 
@@ -67,6 +69,8 @@ from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.glyphs import glyphs
 from door.ui.screen import HEADING_STYLE, Context, Push, Transition, draw_chrome
 from door.ui.screens.overlays import Cover
+
+log = logging.getLogger(__name__)
 
 BOARD_X = 1
 BOARD_Y = 1
@@ -179,6 +183,8 @@ class BackgammonScreen(GameScreenBase):
         self.lift: Lift | None = None
         self.show_ids = False
         self.hints: list[tuple[str, str]] = []
+        self.busy: asyncio.Task[None] | None = None
+        """A hint being worked out (the session redraws when it is done)."""
         self.marks: frozenset[int] = frozenset()
         # The last board drawn and what it was drawn from: most keys (typing a play, the
         # IDs toggle, a status message) leave the board as it was, and drawing it is most
@@ -312,8 +318,8 @@ class BackgammonScreen(GameScreenBase):
     def toggle_ids(self, ctx: Context, key: str) -> None:
         self.show_ids = not self.show_ids
 
-    async def hint(self, ctx: Context, key: str) -> None:
-        await self._hint(ctx)
+    def hint(self, ctx: Context, key: str) -> None:
+        self._hint(ctx)
 
     async def pass_turn(self, ctx: Context, key: str) -> None:
         await self._send_and_say(ctx, NO_PLAY, "You could not move; the turn passes.")
@@ -522,7 +528,9 @@ class BackgammonScreen(GameScreenBase):
     def after_typed_move(self, ctx: Context) -> None:
         self._say_roll(ctx)
 
-    async def _hint(self, ctx: Context) -> None:
+    def _hint(self, ctx: Context) -> None:
+        """Ask the computer in the background: "Thinking…" shows at once, the hints when
+        they come (the session redraws when ``busy`` finishes)."""
         assert self.snap is not None
         if not self.snap.info.hints_allowed:
             ctx.status("This table plays without hints.")
@@ -534,14 +542,39 @@ class BackgammonScreen(GameScreenBase):
         if self.bg.phase not in (MOVING, DECIDE, DOUBLED):
             ctx.status("There is nothing to choose now.")
             return
-        found = await bots.hint("backgammon", self.bg, 3)
-        self.hints = [(str(m), str(e)) for m, e in found]
-        if not self.hints:
-            ctx.status("No hint: there is nothing to choose.")
+        if self.thinking:
+            return
+        asked = self.bg
+
+        async def think() -> None:
+            try:
+                found = await bots.hint("backgammon", asked, 3)
+            except Exception:
+                log.exception("hint for game %d failed", self.game_id)
+                ctx.status("Sorry, no hint: the computer failed on our side.")
+                return
+            if self.snap is None or self.bg is not asked:
+                return  # the game moved on while it thought
+            self.hints = [(str(m), str(e)) for m, e in found]
+            if not self.hints:
+                ctx.status("No hint: there is nothing to choose.")
+
+        self.busy = asyncio.create_task(think(), name=f"door-hint-{self.game_id}")
+
+    @property
+    def thinking(self) -> bool:
+        """True while a hint is being worked out."""
+        return self.busy is not None and not self.busy.done()
 
     # --- the step-by-step viewer -------------------------------------------------------------
     async def on_enter(self, ctx: Context) -> None:
         await super().on_enter(ctx)
+        bots = ctx.services.bots
+        if self.hints_shown() and bots is not None:
+            # load the engine now, in a worker thread, so the first H answers at once
+            prepare = getattr(bots, "prepare_hints", None)
+            if prepare is not None:
+                prepare("backgammon")
         if self.replay:
             opened = await self._start_view(ctx, whole=True)
             if isinstance(opened, Push):
@@ -801,7 +834,9 @@ class BackgammonScreen(GameScreenBase):
             elif phase == RESIGNING:
                 level = RESIGN_WORDS.get(state.resign_level, "single")
                 canvas.put(x, y, clip_text(f"Offered: resign a {level}.", w), LOUD)
-        if self.hints:
+        if self.thinking:
+            canvas.put(x, 11, clip_text("Thinking...", w), DIM)
+        elif self.hints:
             canvas.put(x, 11, "Hints:", HEADING_STYLE)
             for i, (text, eq) in enumerate(self.hints[:3]):
                 canvas.put(x, 12 + i, clip_text(f"{i + 1}. {text} {eq}", w), TEXT)
