@@ -118,7 +118,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         services = await build_services(load_config(data_dir=data_dir), start_background=False)
         ms: dict[str, float] = {}
         try:
-            gid, seat = seats["alice"]
+            gid, _ = seats["alice"]
             snap = await services.games.get(gid)
             mover = names[snap.state.turn]
             user = await services.accounts.by_name(mover)

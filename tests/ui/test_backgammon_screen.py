@@ -598,7 +598,8 @@ async def test_a_finished_match_opens_in_the_step_by_step_replay(
         state = await state_of(services, gid)
         version = (await services.games.get(gid)).info.version
         move = rules.legal_moves(state)[0]
-        plays += len(move.steps) + 1  # a "rolled" picture, then one per step
+        # a "rolled" picture, then one per step (two for a hit: in the air, on the bar)
+        plays += len(move.steps) + 1 + sum(1 for step in move.steps if step[3])
         await services.games.submit(
             gid, users[state.turn].id, rules.format_move(state, move), version
         )

@@ -90,7 +90,7 @@ async def test_the_bar_is_a_stop_while_the_mover_has_a_checker_on_it(
     r = await start_session(users[state.turn], start=f"game:{gid}")
     col = colour(state.turn)
     assert label_highlight(r.term, col) == bgb.BAR  # the checker to bring in first
-    left, right = bar_neighbours(col)
+    left, _ = bar_neighbours(col)
     r.term.press("left")
     await r.term.settle()
     assert label_highlight(r.term, col) == left

@@ -139,11 +139,12 @@ def test_the_review_writes_each_players_plays_in_the_readers_numbers() -> None:
             self.seat, self.user_id, self.name = seat, user_id, name
 
     class Info:
-        id = 1
-        options: dict[str, int] = {"match_length": 1}
-        seats = [Seat(0, 10, "alice"), Seat(1, 11, "bob")]
-        outcome = None
-        summary = ""
+        def __init__(self) -> None:
+            self.id = 1
+            self.options = {"match_length": 1}
+            self.seats = [Seat(0, 10, "alice"), Seat(1, 11, "bob")]
+            self.outcome = None
+            self.summary = ""
 
     mistake = Mistake(
         seat=0, move_number=1, dice=(6, 3), played="24/18 13/10", best="24/15", loss=0.1

@@ -38,7 +38,10 @@ class BoardPicture:
     ``cube`` is the doubling cube as (value, place) or ``None`` for a table without one:
     place ``"centre"`` (on the bar), ``"mine"``/``"theirs"`` (its owner's side, by the
     bar on that player's edge), or ``"offer_mine"``/``"offer_theirs"`` (a double offered
-    to that player: the new value in the middle of their half)."""
+    to that player: the new value in the middle of their half). ``flying`` is a checker
+    on its way to the bar after a hit, as (the point it was hit on, is the viewer's): it is
+    drawn on the middle row by that point, and counts neither on the board nor as borne
+    off (the sides given hold it nowhere)."""
 
     mine: Sequence[int]
     theirs: Sequence[int]
@@ -51,6 +54,7 @@ class BoardPicture:
     dice_used: tuple[bool, ...] = ()
     dice_mine: bool = True
     cube: tuple[int, str] | None = None
+    flying: tuple[int, bool] | None = None
 
 
 # --- geometry ---------------------------------------------------------------------------
@@ -436,9 +440,11 @@ def draw_board(
                 canvas.put(bx, ry, glyph, checker_style(colour, colors, lifted and i == shown - 1))
     # The tray: borne-off checkers, three to a row, the viewer's in the bottom half.
     tx = x + tray_x0(mine_c, geo) + 1
+    fly_mine = pic.flying is not None and pic.flying[1]
+    fly_theirs = pic.flying is not None and not pic.flying[1]
     for off, colour, top in (
-        (15 - sum(pic.theirs), theirs_c, True),
-        (15 - sum(pic.mine), mine_c, False),
+        (15 - sum(pic.theirs) - fly_theirs, theirs_c, True),
+        (15 - sum(pic.mine) - fly_mine, mine_c, False),
     ):
         glyph = checker_glyph(colour, g, colors)
         for i in range(off):
@@ -453,6 +459,13 @@ def draw_board(
         for i, part in enumerate(parts):
             used = i < len(pic.dice_used) and pic.dice_used[i]
             canvas.put(dx + 4 * i, y + geo.mid_row, part, DIE_USED if used else DIE)
+    if pic.flying is not None:
+        spot, is_mine = pic.flying
+        colour = mine_c if is_mine else theirs_c
+        col, _ = point_column(spot, mine_c)
+        fx = x + column_x(col, mine_c, geo) + off_x
+        glyph = checker_glyph(colour, g, colors)
+        canvas.put(fx, y + geo.mid_row, glyph, checker_style(colour, colors, True))
     if pic.cube is not None:
         value, place = pic.cube
         cx, cy = cube_cell(place, mine_c, geo)

@@ -27,6 +27,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from door.games.backgammon import movegen
 from door.games.backgammon.moves import NO_PLAY
@@ -69,6 +70,10 @@ from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.glyphs import glyphs
 from door.ui.screen import HEADING_STYLE, Context, Push, Transition, draw_chrome
 from door.ui.screens.overlays import Cover
+from door.ui.screens.playback import Playback
+
+if TYPE_CHECKING:
+    from door.services.notify import Notice
 
 log = logging.getLogger(__name__)
 
@@ -137,12 +142,13 @@ class Frame:
     dice: tuple[int, ...]
     dice_mine: bool
     marks: frozenset[int]
+    flying: tuple[int, bool] | None = None
 
 
 BoardKey = tuple[
     int, Geometry, str, int, tuple[int, ...], tuple[int, ...], str, "int | None",
     frozenset[int], frozenset[int], tuple[int, ...], tuple[bool, ...], bool,
-    "tuple[int, str] | None",
+    "tuple[int, str] | None", "tuple[int, bool] | None",
 ]  # fmt: skip
 
 
@@ -154,10 +160,11 @@ def board_drawing(key: BoardKey, caches: RenderCaches) -> Canvas:
 
     def draw() -> Canvas:
         width, geo, encoding, colors, mine, theirs, colour, lifted, targets, marks = key[:10]
-        dice, used, dice_mine, cube = key[10:]
+        dice, used, dice_mine, cube, flying = key[10:]
         pic = BoardPicture(
-            mine, theirs, colour, None, lifted, targets, marks, dice, used, dice_mine, cube
-        )
+            mine, theirs, colour, None, lifted, targets, marks, dice, used, dice_mine, cube,
+            flying,
+        )  # fmt: skip
         board = caches.canvas(width, BOARD_Y + geo.height)
         draw_board(board, BOARD_X, BOARD_Y, pic, glyphs(encoding), colors, geo)
         return board
@@ -185,6 +192,10 @@ class BackgammonScreen(GameScreenBase):
         self.hints: list[tuple[str, str]] = []
         self.busy: asyncio.Task[None] | None = None
         """A hint being worked out (the session redraws when it is done)."""
+        self._arrived: list[LoggedMove] = []
+        self._live: Playback | None = None
+        self._live_moves: list[LoggedMove] = []
+        """The playback of moves that arrived while the player looks, and its moves."""
         self.marks: frozenset[int] = frozenset()
         # The last board drawn and what it was drawn from: most keys (typing a play, the
         # IDs toggle, a status message) leave the board as it was, and drawing it is most
@@ -219,7 +230,7 @@ class BackgammonScreen(GameScreenBase):
         """A play in the viewer's point numbers (the log keeps the mover's)."""
         return from_viewpoint(move.text, move.seat, self.viewer)
 
-    def on_moves_seen(self, moves: list[LoggedMove]) -> None:
+    def _mark_last_play(self, moves: list[LoggedMove]) -> None:
         """Mark the points the opponent's last play moved from and to."""
         assert self.rules is not None
         for m in reversed(moves):
@@ -587,7 +598,51 @@ class BackgammonScreen(GameScreenBase):
         if not frames:
             ctx.status("There is no turn to show yet.")
             return None
-        return self.view(len(frames), partial(self._draw_frame, frames), whole=whole)
+        # the last turn plays by itself; a whole game waits for Space (or the arrows)
+        return Push(
+            Playback(
+                self, len(frames), partial(self._draw_frame, frames), whole=whole,
+                delay=self.step_delay(ctx), playing=not whole,
+            )
+        )  # fmt: skip
+
+    def step_delay(self, ctx: Context) -> float:
+        """Seconds between the pictures of a playback (the player's setting)."""
+        return ctx.user.settings.step_delay if ctx.user is not None else 0.6
+
+    def on_moves_seen(self, moves: list[LoggedMove]) -> None:
+        self._arrived = moves
+        self._mark_last_play(moves)
+
+    async def on_notice(self, notice: Notice, ctx: Context) -> Transition | None:
+        """As every game screen (reload, "Meanwhile ..."), and the moves that arrived
+        are played on the board as V)iew plays them, joining a playback still running."""
+        self._arrived = []
+        transition = await super().on_notice(notice, ctx)
+        arrived, self._arrived = self._arrived, []
+        delay = self.step_delay(ctx)
+        if transition is not None or not arrived or delay <= 0:
+            return transition
+        live = self._live
+        if live is not None and not live.done:
+            arrived = self._live_moves + arrived  # the playback shown plays on
+        frames = self._frames(arrived)
+        if len(frames) < 2:
+            return None  # a word (double, take) needs no playing: the line says it
+        playback = Playback(
+            self, len(frames), partial(self._draw_frame, frames), delay=delay, live=True
+        )
+        if live is not None and not live.done:
+            playback = live
+            live.add(len(frames), partial(self._draw_frame, frames))
+            self._live_moves = arrived
+            return None
+        self._live, self._live_moves = playback, arrived
+        return Push(playback)
+
+    async def on_resume(self, result: Any, ctx: Context) -> Transition | None:
+        self._live = None
+        return await super().on_resume(result, ctx)
 
     def _frames(self, moves: list[LoggedMove]) -> list[Frame]:
         assert self.rules is not None
@@ -612,7 +667,6 @@ class BackgammonScreen(GameScreenBase):
                 )
                 for i, step in enumerate(move.steps):
                     after_me, after_opp = movegen.play_result(me, opp, move.steps[: i + 1])
-                    mine, theirs = self._oriented(after_me, after_opp, mover)
                     src, dst = step[0], step[1]
                     vsrc, vdst = (self._viewer_spot(p, mover) for p in (src, dst))
                     marks = frozenset((vsrc, vdst))
@@ -621,6 +675,18 @@ class BackgammonScreen(GameScreenBase):
                         f"{len(move.steps)}, "
                         f"{_spot_name(vsrc)}/{_spot_name(vdst)}{'*' if step[3] else ''}"
                     )
+                    if step[3]:
+                        # the hit checker in the air first, then on the bar
+                        air = list(after_opp)
+                        air[24] -= 1
+                        mine, theirs = self._oriented(after_me, tuple(air), mover)
+                        flying = (vdst, mover != v)
+                        frames.append(
+                            Frame(f"{caption}: hit!", mine, theirs, dice, dice_mine, marks, flying)
+                        )
+                        marks = frozenset((vdst, BAR))
+                        caption += ": to the bar"
+                    mine, theirs = self._oriented(after_me, after_opp, mover)
                     frames.append(Frame(caption, mine, theirs, dice, dice_mine, marks))
                 continue
             if m.text == "roll":
@@ -688,7 +754,7 @@ class BackgammonScreen(GameScreenBase):
         fr = frames[i]
         pic = BoardPicture(
             fr.mine, fr.theirs, self.colour, dice=fr.dice, dice_mine=fr.dice_mine,
-            marks=fr.marks,
+            marks=fr.marks, cube=self.cube_picture(self.bg), flying=fr.flying,
         )  # fmt: skip
         geo, _, info_y = layout(canvas.width, canvas.height)
         self._draw_board(canvas, ctx, pic, geo)
@@ -744,7 +810,7 @@ class BackgammonScreen(GameScreenBase):
         key: BoardKey = (
             canvas.width, geo, ctx.glyphs.encoding, colors, tuple(pic.mine),
             tuple(pic.theirs), pic.my_colour, pic.lifted, pic.targets, pic.marks, pic.dice,
-            pic.dice_used, pic.dice_mine, pic.cube,
+            pic.dice_used, pic.dice_mine, pic.cube, pic.flying,
         )  # fmt: skip
         last = self._board
         if last is not None and last[0] == key:
