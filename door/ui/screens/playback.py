@@ -171,15 +171,11 @@ class Playback(ReplayViewer):
         """Any other key pauses."""
         self.pause()
 
-    def is_playing(self) -> bool:
-        return self.playing
-
     # fmt: off
     keys = Keyset(
         [
-            Binding((" ",), "Space pause", "Space: pause / play on", toggle,
-                    shown=is_playing),
-            Binding((" ",), "Space play", "", toggle, shown=lambda s: not s.is_playing()),
+            # one label whether playing or not: a picture's diff stays small
+            Binding((" ",), "Space pause/play", "Space: pause / play on", toggle),
             Binding(("right", "enter", "down", "6", "n", "2", "5"), "Enter/→ next",
                     "Enter, → or 6: the next picture (pauses)", step_next),
             Binding(("left", "up", "4", "p", "8"), "← back", "← or 4: the one before",
