@@ -13,7 +13,9 @@ Keys (the bottom line shows the ones that apply now):
   any action word (``roll``, ``double``, ``take``, ``drop``);
 * R rolls and D doubles at the start of a turn; T takes and D drops a double (B beavers
   where allowed); A accepts and R rejects a resignation; X resigns the match;
-* V replays the opponent's last turn step by step ("in action"); I shows the gnubg
+* V plays the opponent's last turn back by itself ("in action": the dice, then each
+  checker step, at the player's Animation setting; any key pauses, the arrows step),
+  and moves that arrive while you look are played the same way; I shows the gnubg
   Position ID and Match ID; H asks the computer for hints (when the table allows);
   Q goes back to the menu.
 
@@ -415,9 +417,9 @@ class BackgammonScreen(GameScreenBase):
             Binding(("h",), "H)int", "H: hints from the computer", hint,
                     when=lambda s: s.can_act, shown=hints_shown),
             Binding(("escape",), "", "", put_back, when=lambda s: s.lift is not None),
-            Binding(("v",), "V)iew", "V: watch the opponent's last turn, step by step",
+            Binding(("v",), "V)iew", "V: the opponent's last turn, played back",
                     view_last_turn, shown=lambda s: s.can_act),
-            Binding(("v",), "V)iew last turn", "V: watch the opponent's last turn, step by step",
+            Binding(("v",), "V)iew last turn", "V: the opponent's last turn, played back",
                     view_last_turn, shown=lambda s: not s.can_act),
             Binding(("i",), "I)D", "I: show the gnubg Position ID and Match ID", toggle_ids),
             Binding(("x",), "X)resign", "X: resign the match", GameScreenBase.ask_resign,
