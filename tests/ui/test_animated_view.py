@@ -50,12 +50,12 @@ async def test_view_plays_the_last_turn_by_itself(
     gid = await begin(services, alice, bob, NO_CUBE)
     users = {0: alice, 1: bob}
     watcher = await opponent_moved(services, gid, users)
-    await with_delay(services, users[watcher], 0.05)
+    await with_delay(services, users[watcher], 0.2)
     r = await start_session(users[watcher], start=f"game:{gid}")
     r.term.type("v")
     await r.term.settle()
     shown = picture(r)
-    assert shown is not None and shown[0] == 1
+    assert shown is not None and shown[0] < shown[1]
     total = shown[1]
     await r.term.wait_for(f"{total}/{total}", timeout=5)  # no key pressed meanwhile
     assert "step" in r.term.row(CAPTION_ROW)
@@ -179,7 +179,7 @@ async def test_each_picture_goes_out_as_a_small_diff(
     gid = await begin(services, alice, bob, NO_CUBE)
     users = {0: alice, 1: bob}
     watcher = await opponent_moved(services, gid, users)
-    await with_delay(services, users[watcher], 0.05)
+    await with_delay(services, users[watcher], 0.2)
     r = await start_session(users[watcher], start=f"game:{gid}")
     sizes: list[int] = []
     write = r.term.write
