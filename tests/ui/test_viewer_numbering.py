@@ -6,9 +6,10 @@ Each board is numbered from its viewer's side, so the opponent's "24/18 13/10" r
 
 from __future__ import annotations
 
+import random
 import re
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from door.games.backgammon.notation import (
@@ -62,6 +63,32 @@ def test_every_point_p_reads_25_minus_p_and_bar_and_off_stay(text: str) -> None:
 @given(plays(), st.sampled_from([0, 1]))
 def test_the_mover_reads_their_own_play_unchanged(text: str, seat: int) -> None:
     assert from_viewpoint(text, seat, seat) == text
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 30))
+def test_a_real_play_read_from_the_other_side_and_back_parses_to_the_same_play(
+    seed: int, turns: int
+) -> None:
+    rnd = random.Random(seed)
+    rules = BackgammonRules()
+    state = rules.new_game(2, {"match_length": 0, "cube": False})
+    for _ in range(turns + 1):
+        while rules.chance_pending(state):
+            state = rules.apply_chance(state, rules.sample_chance(state, rnd))
+        if rules.outcome(state) is not None:
+            return
+        moves = rules.legal_moves(state)
+        move = rnd.choice(moves)
+        text = rules.format_move(state, move)
+        mover = state.turn
+        other_side = from_viewpoint(text, mover, 1 - mover)
+        back = from_viewpoint(other_side, 1 - mover, mover)
+        assert back == text
+        assert rules.apply(state, rules.parse_move(state, back)) == rules.apply(state, move)
+        if move.steps:  # the other player reads each point p as 25 - p
+            assert numbers(other_side) == [25 - p if 1 <= p <= 24 else p for p in numbers(text)]
+        state = rules.apply(state, move)
 
 
 def test_words_that_are_not_plays_stay_as_they_are() -> None:
