@@ -280,6 +280,11 @@ class GameScreenBase(Screen):
     def on_moves_seen(self, moves: list[LoggedMove]) -> None:
         """The other players' moves the viewer has just been told about (to mark them)."""
 
+    def shown_text(self, move: LoggedMove) -> str:
+        """``move``'s text as this viewer should read it (Backgammon: in the viewer's own
+        point numbers); every place that shows a logged move to a player asks here."""
+        return move.text
+
     # --- loading --------------------------------------------------------------------------
     async def on_enter(self, ctx: Context) -> None:
         await self.reload(ctx)
@@ -312,7 +317,8 @@ class GameScreenBase(Screen):
         names = [self.name_of(m.seat) if m.seat is not None else "system" for m in shown]
         col = max((len(n) for n in names), default=6)
         for i, (m, who) in enumerate(zip(shown, names, strict=True)):
-            canvas.put(1, y + i, clip_text(f"{who:>{col}}  {m.text}", width), RECORD_STYLE)
+            line = f"{who:>{col}}  {self.shown_text(m)}"
+            canvas.put(1, y + i, clip_text(line, width), RECORD_STYLE)
 
     # --- the help box ----------------------------------------------------------------------
     def open_help(self, ctx: Context, _key: str = "") -> None:
@@ -384,7 +390,7 @@ class GameScreenBase(Screen):
         shown = [m for m in moves if m.text != "roll"] or moves  # the dice speak for a roll
         for m in shown[-4:]:
             who = self.name_of(m.seat) if m.seat is not None else "system"
-            parts.append(f"{who}: {m.text}")
+            parts.append(f"{who}: {self.shown_text(m)}")
         return "; ".join(parts)
 
     # --- acting ---------------------------------------------------------------------------

@@ -86,7 +86,8 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "the current stake). A gammon (the loser bore off nothing) counts double, a "
             "backgammon (and a checker still in the winner's home or on the bar) triple. "
             "Matches are played to a number of points, with the Crawford rule if chosen.",
-            "V)iew replays your opponent's last turn step by step, in action. I)Ds shows the "
+            "V)iew plays your opponent's last turn back, in action (Space pauses, arrows "
+            "step); Y)our settings sets its speed. I)Ds shows the "
             "gnubg Position ID and Match ID, to study the position elsewhere. H)int (when "
             "the game allows it) suggests plays. X resigns the whole match.",
             "If your time for a move runs out, you lose the match.",
