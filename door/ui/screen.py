@@ -265,13 +265,20 @@ def help_lines(text: str, width: int) -> list[str]:
     return [clip_text(line, room) for line in lines]
 
 
+def help_layout(ctx: Context, text: str, width: int) -> tuple[str, ...]:
+    """:func:`help_lines` of ``text`` at ``width``, laid out once per process: every frame
+    asks two to four times, and measuring the text's width glyph by glyph (key help has
+    arrows and dots) took 2% of a key's CPU (bench/session_keys.py)."""
+    return ctx.caches.help_layouts.get((text, width), lambda: tuple(help_lines(text, width)))
+
+
 def draw_help(canvas: Canvas, ctx: Context, text: str) -> int:
     """The last row (or rows, see ``help_lines``): the key help. Keys written as ``[X]``
     or ``X)`` show in the key colour. Returns the number of rows used."""
     # Every screen draws this row on every key, and it is the same text most of the time.
     caches = ctx.caches
     width = canvas.width
-    lines = help_lines(text, width)
+    lines = help_layout(ctx, text, width)
     top = canvas.height - len(lines)
     for i, line in enumerate(lines):
         row = caches.help_rows.get((line, width), partial(_help_row, line, width, caches))
@@ -309,7 +316,7 @@ def draw_chrome(canvas: Canvas, ctx: Context, title: str, key_help: str) -> None
     ctx.chrome = (title, key_help)
     right = ctx.user.name if ctx.user is not None else ""
     draw_title(canvas, ctx, title, right)
-    draw_status(canvas, ctx, len(help_lines(key_help, canvas.width)))
+    draw_status(canvas, ctx, len(help_layout(ctx, key_help, canvas.width)))
     draw_help(canvas, ctx, key_help)
 
 
@@ -374,14 +381,14 @@ def fit_view(canvas: Canvas, ctx: Context, width: int, height: int) -> Canvas:
     word-wrapped if it is cut) in sight. A row cut on the right ends in :data:`CUT_MARK`."""
     view = ctx.caches.canvas(width, height)
     chrome = ctx.chrome
-    help_rows = len(help_lines(chrome[1], width)) if chrome is not None else 0
+    help_rows = len(help_layout(ctx, chrome[1], width)) if chrome is not None else 0
     status_rows = 1 if chrome is not None else 0
     first = 1 if chrome is not None else 0
     body = max(height - first - help_rows - status_rows, 1)
     # The layout's own body: under its title, above its status and help rows.
     src_end = canvas.height - 2 if chrome is not None else canvas.height
     if chrome is not None:
-        src_end = canvas.height - 1 - len(help_lines(chrome[1], canvas.width))
+        src_end = canvas.height - 1 - len(help_layout(ctx, chrome[1], canvas.width))
     focus = canvas.focus
     wrapped: list[tuple[str, Style]] = []
     if canvas.cursor is not None:
