@@ -13,6 +13,9 @@ from door.store.repository import Repository
 
 MAX_MOVE_TEXT = 200
 
+RESIGN_LEVELS = ("single", "gammon", "backgammon")
+"""What a Backgammon player may offer to lose this game by (1, 2 or 3 times the cube)."""
+
 
 class Turns:
     """Submit a move; resign a game."""
@@ -62,6 +65,23 @@ class Turns:
         snapshot = await core.act(change, action, viewer=user_id, checked_by_move=True)
         self.notices.after_commit(snapshot, change)
         return snapshot
+
+    async def offer_resignation(
+        self, game_id: int, user_id: int, level: str, expected_version: int
+    ) -> GameSnapshot:
+        """Offer to lose this game (not the match) by ``level`` (``single``, ``gammon`` or
+        ``backgammon``); the opponent then accepts or rejects it, and the game waits on
+        them. Only a game whose rules know resignation offers (Backgammon) takes one; the
+        offer is a move of the rules' notation, so the log, replays and bots see it as any
+        other. Raises as :meth:`submit` does."""
+        if level not in RESIGN_LEVELS:
+            raise InvalidMoveError("offer to resign a single, gammon or backgammon")
+        snap = await self.lobby.get(game_id, user_id)
+        if snap.info.kind != "backgammon":
+            raise InvalidMoveError(
+                "this game has no resignation offers; X resigns and leaves it"
+            )
+        return await self.submit(game_id, user_id, f"resign {level}", expected_version)
 
     async def resign(
         self, game_id: int, user_id: int, expected_version: int | None = None
