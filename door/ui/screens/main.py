@@ -11,7 +11,6 @@ from door.ui.screen import (
     HEADING_STYLE,
     Context,
     Push,
-    Quit,
     Screen,
     Transition,
     clean,
@@ -133,8 +132,10 @@ class MainMenu(Screen):
         return Push(SettingsScreen())
 
     async def goodbye(self, ctx: Context) -> Transition | None:
+        from door.ui.screens.logoff import LogOffQuestion
+
         name = clean(ctx.user.name) if ctx.user else "friend"
-        return Quit(f"Goodbye, {name}. Your games will wait for you.\r\n")
+        return Push(LogOffQuestion(self, f"Goodbye, {name}. Your games will wait for you.\r\n"))
 
     # --- drawing ---------------------------------------------------------------------
     def render(self, canvas: Canvas, ctx: Context) -> None:
