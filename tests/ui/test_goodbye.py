@@ -21,6 +21,7 @@ async def test_yes_logs_off_with_the_farewell(start_session: StartSession, alice
     r = await start_session(alice)
     r.term.type("g")
     await r.term.settle()
+    assert not r.term.closed
     r.term.type("y")
     await r.term.settle()
     assert r.term.closed
@@ -31,6 +32,7 @@ async def test_enter_also_logs_off(start_session: StartSession, alice: User) -> 
     r = await start_session(alice)
     r.term.type("g")
     await r.term.settle()
+    assert not r.term.closed
     r.term.press("enter")
     await r.term.settle()
     assert r.term.closed

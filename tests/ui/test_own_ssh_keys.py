@@ -175,12 +175,20 @@ async def test_ten_keys_each_get_a_line_at_80_by_24(
         assert f"{i}. ED25519 SHA256:" in text
 
 
-@pytest.mark.parametrize("line", ["", "ssh-dss AAAAB3NzaC1kc3MAAACBAP", "hello world"])
-async def test_other_bad_lines_are_refused_without_a_traceback(
-    start_session: StartSession, services: Services, alice: User, line: str
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("", "Paste the line from your .pub file"),
+        ("ssh-dss AAAAB3NzaC1kc3MAAACBAP", "DSA keys are obsolete"),
+        ("hello world", "'hello' is not a key type door knows"),
+    ],
+)
+async def test_other_bad_lines_are_refused_saying_why(
+    start_session: StartSession, services: Services, alice: User, line: str, said: str
 ) -> None:
     r = await keys_screen(start_session, alice)
     await paste(r, line)
     text = r.term.display_text()
+    assert said in text
     assert "Traceback" not in text and "went wrong" not in text
     assert await services.accounts.list_keys(alice.id) == []
