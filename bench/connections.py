@@ -146,6 +146,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "[limits]\n"
             f"max_connections = {total + 100}\n"
             f"max_per_address = {total + 100}\n"
+        # every simulated player logs in from 127.0.0.1, many at once
+        f"max_preauth = {total + 100}\n"
+        f"max_preauth_per_address = {total + 100}\n"
             "[games]\nbots = false\n"
         )
         port = free_port()

@@ -663,6 +663,9 @@ def write_config(data_dir: Path, connections: int) -> Path:
         "[limits]\n"
         f"max_connections = {connections + 200}\n"
         f"max_per_address = {connections + 200}\n"
+        # every simulated player logs in from 127.0.0.1, many at once
+        f"max_preauth = {connections + 200}\n"
+        f"max_preauth_per_address = {connections + 200}\n"
         "[games]\nbots = false\n"
     )
     return config

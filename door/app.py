@@ -19,9 +19,15 @@ from typing import Any
 from door.config import Config, LimitsConfig
 from door.games.base import Refusal
 from door.net.base import BaseTerminal, ConnectionSettings
-from door.net.limits import ConnectionLimiter, LoginGuard, ThrottledAccounts, hashing_slots
+from door.net.limits import (
+    ADDRESS_BLOCKED,
+    ConnectionLimiter,
+    LoginGuard,
+    ThrottledAccounts,
+    hashing_slots,
+)
 from door.net.login import LoginAborted, login_dialogue, printable, register_dialogue
-from door.runtime import tune_runtime
+from door.runtime import raise_open_files, tune_runtime
 from door.ui.terminal import Terminal
 
 log = logging.getLogger(__name__)
@@ -61,6 +67,8 @@ async def enter_session(
 
         await terminal.close(PENDING_MESSAGE)
         return
+    if isinstance(terminal, BaseTerminal):
+        terminal.logged_in()
     charset = getattr(user.settings, "charset", "auto")
     if charset == "cp437":
         terminal.set_encoding("cp437")
@@ -98,14 +106,27 @@ class App:
         self.services = services
         self._own_services = services is None
         limits = config.limits
-        self.limiter = ConnectionLimiter(limits.max_connections, limits.max_per_address)
-        self.guard = login_guard(limits)
+        self.limiter = ConnectionLimiter(
+            limits.max_connections,
+            limits.max_per_address,
+            max_preauth=limits.max_preauth,
+            max_preauth_per_address=limits.max_preauth_per_address,
+            login_deadline=limits.login_deadline_s,
+        )
+        self.guard = login_guard(limits, on_block=self._drop_blocked)
         self.accounts: Any = None  # the accounts service, hashing throttled (after start)
         self.sessions: set[BaseTerminal] = set()
         self.ports: dict[str, int] = {}
         self._servers: list[Any] = []
         self._stopping = asyncio.Event()
         self._runner: SessionRunner = runner or session_runner()
+
+    def _drop_blocked(self, address: str) -> None:
+        """An address just got blocked: end its connections still logging in. Soon, not at
+        once, so the failure's own "wrong password" reaches the person first."""
+        asyncio.get_running_loop().call_soon(
+            self.limiter.drop_preauth, address, ADDRESS_BLOCKED
+        )
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -154,7 +175,12 @@ class App:
                 self._ssh_session,
                 accounts=self.accounts,
                 host_key=load_host_key(cfg.data_dir),
-                settings=SSHSettings(connection),
+                settings=SSHSettings(
+                    connection,
+                    login_timeout=limits.login_deadline_s or 120.0,
+                    max_tries=limits.max_auth_tries,
+                    version=cfg.server.ssh_version,
+                ),
                 limiter=self.limiter,
                 guard=self.guard,
                 sessions=self.sessions,
@@ -218,6 +244,7 @@ class App:
                 address=terminal.address,
                 server_name=self.config.server.name,
                 max_len=self.config.limits.max_line,
+                max_tries=self.config.limits.max_auth_tries,
             )
             if user is None:
                 return
@@ -267,13 +294,19 @@ def connection_settings(config: Config) -> ConnectionSettings:
     )
 
 
-def login_guard(limits: LimitsConfig) -> LoginGuard:
+def login_guard(
+    limits: LimitsConfig, on_block: Callable[[str], Any] | None = None
+) -> LoginGuard:
     """The failed-login bookkeeping ``[limits]`` describes (delays double up to 8x)."""
     return LoginGuard(
         block_after=limits.login_failures_block,
         window=limits.login_block_window_s,
         base_delay=limits.login_delay_s,
         max_delay=limits.login_delay_s * 8,
+        account_lock_after=limits.account_failures_lock,
+        account_window=limits.account_window_s,
+        account_lock=limits.account_lock_s,
+        on_block=on_block,
     )
 
 
@@ -287,6 +320,9 @@ def known_kinds(services: Any) -> set[str]:
 
 async def start_server(config: Config) -> App:
     """Start ``door serve``'s :class:`App`, then tune the runtime if ``[server]`` asks."""
+    limit = raise_open_files(config.limits.max_connections + 64)
+    if limit < config.limits.max_connections + 64:
+        log.warning("only %d open files allowed: fewer than max_connections needs", limit)
     app = App(config)
     await app.start()
     tune_runtime(config.server.tune_runtime)

@@ -51,6 +51,7 @@ class ServerConfig:
     backlog: int = 1024
     name: str = "door"
     tune_runtime: bool = True
+    ssh_version: str = "door"
 
 
 @dataclass(frozen=True)
@@ -73,12 +74,19 @@ class LimitsConfig:
     max_line: int = 512
     max_buffer: int = 65536
     login_failures_block: int = 10
-    login_block_window_s: int = 600
+    login_block_window_s: int = 1800
     login_delay_s: float = 1.0
     login_concurrency: int = 0
     negotiation_wait_s: float = 1.5
     probe_timeout_s: float = 1.0
     shutdown_grace_s: float = 10.0
+    max_auth_tries: int = _ranged(3, 1, 100)
+    account_failures_lock: int = 5
+    account_window_s: int = 900
+    account_lock_s: float = 60.0
+    login_deadline_s: float = 60.0
+    max_preauth: int = 100
+    max_preauth_per_address: int = 5
 
 
 @dataclass(frozen=True)
@@ -265,6 +273,18 @@ def _value(default: Any, value: Any, setting: str) -> Any:
     return value
 
 
+def check_ssh_version(version: str) -> None:
+    """RFC 4253: the software version is 1 to 64 printable ASCII characters, no space or
+    minus sign (a longer or odd one would stop the SSH listener at start-up)."""
+    if not 1 <= len(version) <= 64 or any(
+        not "!" <= ch <= "~" or ch == "-" for ch in version
+    ):
+        raise ConfigError(
+            "[server] ssh_version must be 1 to 64 printable ASCII characters, "
+            "without spaces or '-'"
+        )
+
+
 def load_config(path: str | Path | None = None, data_dir: str | Path | None = None) -> Config:
     """Read ``path`` (or nothing) and apply a ``--data-dir`` override.
 
@@ -287,6 +307,7 @@ def load_config(path: str | Path | None = None, data_dir: str | Path | None = No
     for name in sections:
         kwargs[name] = _section(hints[name], raw.get(name), name)
     config = Config(**kwargs)
+    check_ssh_version(config.server.ssh_version)
     if "data_dir" in raw:
         config = replace(config, data_dir=Path(str(raw["data_dir"])))
     if data_dir is not None:

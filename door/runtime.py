@@ -76,3 +76,23 @@ def tune_gc() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+
+
+def raise_open_files(needed: int) -> int:
+    """Raise the soft limit on open files towards ``needed`` (at most the hard limit).
+
+    Every connection is a file descriptor; the usual soft limit (1024) is about the
+    default ``max_connections`` (1000) plus nothing, so a full server would fail to accept
+    at random instead of refusing with a message. Returns the soft limit now in force.
+    """
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return int(soft)
+    target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (ValueError, OSError):
+        return int(soft)
+    return int(target)

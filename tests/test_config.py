@@ -89,3 +89,11 @@ def test_a_file_that_is_not_toml_is_a_config_error(tmp_path: Path) -> None:
     bad = config_file(tmp_path, "[server\n")
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_config(bad)
+
+
+@pytest.mark.parametrize("version", ['""', '"door 1"', '"door-1"', '"dÖr"'])
+def test_an_ssh_version_ssh_would_not_accept_is_refused(tmp_path: Path, version: str) -> None:
+    path = tmp_path / "door.toml"
+    path.write_text(f"[server]\nssh_version = {version}\n")
+    with pytest.raises(ConfigError, match="ssh_version"):
+        load_config(path)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from door.runtime import GC_THRESHOLDS, tune_malloc, tune_runtime
+from door.runtime import GC_THRESHOLDS, raise_open_files, tune_malloc, tune_runtime
 
 
 @pytest.fixture(autouse=True)
@@ -43,3 +43,18 @@ def test_switched_on_what_start_up_built_is_frozen_out_of_collections() -> None:
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
 def test_glibc_takes_the_fixed_mmap_threshold() -> None:
     assert tune_malloc() is True
+
+
+def test_open_files_limit_is_raised_towards_what_the_connections_need() -> None:
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 300:
+        pytest.skip("the hard limit on open files is below 300 here")
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+        assert raise_open_files(300) == 300
+        assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == 300
+        assert raise_open_files(100) == 300  # never lowered
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -109,6 +109,7 @@ async def run_local(
                     address="local",
                     server_name=config.server.name,
                     max_len=limits.max_line,
+                    max_tries=limits.max_auth_tries,
                 )
             except LoginAborted:
                 user = None

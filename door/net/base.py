@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from door.net import detect
+from door.net.limits import Admission
 from door.ui.charset import encode_text
 from door.ui.keys import KeyDecoder, Report
 from door.ui.terminal import Caps, Encoding, Hangup, InputEvent, Key, Resize, Text
@@ -110,6 +111,8 @@ class BaseTerminal:
         self._pending_out: list[bytes] = []
         self._out_size = 0
         self._flush_scheduled = False
+        self.admission: Admission | None = None
+        """The connection's slot in the limiter (pre-login until :meth:`logged_in`)."""
 
     # -- transport hooks ------------------------------------------------------------------
 
@@ -257,6 +260,11 @@ class BaseTerminal:
         return self._closed
 
     # -- server control -------------------------------------------------------------------
+
+    def logged_in(self) -> None:
+        """The person has logged in: their slot leaves the pre-login pool and its deadline."""
+        if self.admission is not None:
+            self.admission.promote()
 
     def hangup_soon(self, reason: str = "shutdown") -> None:
         """Make the next (or the pending) :meth:`read_event` return ``Hangup(reason)``."""

@@ -3,7 +3,8 @@
 No game knowledge and no screens: a name prompt, a password prompt without echo, ``new``
 to register (name, then the password twice). An unknown name and a wrong password get the
 same message. After each failure the address waits a growing delay; too many failures in
-the window block it for a while (:class:`~door.net.limits.LoginGuard`).
+the window block it for a while, too many for one name lock that name briefly, and a few
+wrong passwords end the connection (:class:`~door.net.limits.LoginGuard`).
 """
 
 from __future__ import annotations
@@ -152,17 +153,22 @@ async def login_dialogue(
     server_name: str = "door",
     max_len: int = 512,
     attempts: int = 5,
+    max_tries: int = 3,
 ) -> Any | None:
     """Log a person in (or register them); the user, or ``None`` if they did not make it.
 
-    Raises :class:`LoginAborted` if they hang up. The caller checks
-    ``guard.blocked_for(address)`` before offering the dialogue at all.
+    Raises :class:`LoginAborted` if they hang up. At most ``attempts`` prompts, and
+    ``max_tries`` wrong passwords (or refused tries) end the dialogue. Every password
+    check is counted by ``guard`` against the address and the name before it runs, and
+    the guard's block or lock is checked before each one.
     """
     terminal.write(f"\r\nWelcome to {printable(server_name)}.\r\n")
     terminal.write("Type your name, or 'new' to create an account.\r\n")
+    tries = 0
     for _ in range(attempts):
-        if guard.blocked_for(address) > 0:
-            terminal.write("Too many failed logins from your address. Try again later.\r\n")
+        refusal = guard.refusal(address)
+        if refusal is not None:
+            terminal.write(refusal + "\r\n")
             return None
         terminal.write("\r\nName: ")
         await terminal.drain()
@@ -182,11 +188,24 @@ async def login_dialogue(
         password = await read_line(terminal, echo=False, max_len=max_len)
         if password is None:
             continue
-        user = await accounts.authenticate(name, password)
-        if user is not None:
-            return user
-        delay = guard.record_failure(address)
-        terminal.write(BAD_LOGIN + "\r\n")
+        attempt = await guard.start(address, name)
+        if isinstance(attempt, str):
+            delay = 0.0
+            terminal.write(attempt + "\r\n")
+        else:
+            try:
+                user = await accounts.authenticate(name, password)
+            except BaseException:
+                attempt.failed()  # abandoned half-way: it counts, it is never a free guess
+                raise
+            if user is not None:
+                attempt.succeeded()
+                return user
+            terminal.write(BAD_LOGIN + "\r\n")
+            delay = attempt.failed()
+        tries += 1
+        if tries >= max_tries:
+            break
         await terminal.drain()
         await asyncio.sleep(delay)
     terminal.write("Goodbye.\r\n")

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from door.games.base import Refusal
 from door.net import detect
 from door.net.base import BaseTerminal, StreamTerminal, describe_peer, run_terminal_session
-from door.net.limits import ConnectionLimiter
+from door.net.limits import Admission, ConnectionLimiter
 from door.ui.terminal import Caps, Resize
 
 if TYPE_CHECKING:
@@ -232,14 +232,20 @@ async def start_rlogin(
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         _, address = describe_peer(writer.get_extra_info("peername"))
-        slot = False
+        admission: Admission | None = None
+        accepted = False
+
+        def drop(message: str) -> None:  # the limiter ends a connection not logged in yet
+            writer.write((b"\r\n" if accepted else b"\x01") + message.encode() + b"\r\n")
+            writer.close()
+
         try:
             if limiter is not None:
-                reason = limiter.try_acquire(address)
-                if reason is not None:
-                    writer.write(b"\x01" + reason.encode() + b"\n")
+                got = limiter.admit(address, drop)
+                if isinstance(got, str):
+                    writer.write(b"\x01" + got.encode() + b"\n")
                     return
-                slot = True
+                admission = got
             try:
                 client, server, term, speed = await asyncio.wait_for(
                     read_handshake(reader), HANDSHAKE_TIMEOUT
@@ -251,13 +257,15 @@ async def start_rlogin(
                 writer.write(b"\x01" + message.encode() + b"\n")
                 return
             writer.write(b"\0")
+            accepted = True
             terminal = RloginTerminal(reader, writer, request, settings.connection)
+            terminal.admission = admission
             await run_terminal_session(
                 terminal, lambda: on_terminal(terminal), sessions=sessions, transport="rlogin"
             )
         finally:
-            if slot and limiter is not None:
-                limiter.release(address)
+            if admission is not None:
+                admission.release()
             if not writer.is_closing():
                 writer.close()
 

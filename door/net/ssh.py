@@ -21,7 +21,7 @@ import asyncssh
 
 from door.net import detect
 from door.net.base import BaseTerminal, ConnectionSettings, describe_peer, run_terminal_session
-from door.net.limits import ConnectionLimiter, LoginGuard
+from door.net.limits import Admission, ConnectionLimiter, LoginGuard
 from door.ui.terminal import Caps, Resize
 
 log = logging.getLogger(__name__)
@@ -39,6 +39,9 @@ class SSHSettings:
 
     connection: ConnectionSettings
     login_timeout: float = 120.0
+    max_tries: int = 3
+    version: str = "door"
+    """The software version in the SSH version line (asyncssh's own names it and its release)."""
 
 
 def load_host_key(data_dir: Path) -> asyncssh.SSHKey:
@@ -111,39 +114,68 @@ class SSHTerminal(BaseTerminal):
         return 0
 
 
+MAX_KEY_OFFERS = 10
+"""Public keys one connection may offer (not guesses, but each costs a database look-up)."""
+REFUSED_GRACE = 5.0
+"""Seconds a refused connection stays open, for its client to show the banner saying why."""
+
+
 class DoorSSHServer(asyncssh.SSHServer):
-    """Authentication against the accounts service; ``new`` gets in to register."""
+    """Authentication against the accounts service; ``new`` gets in to register.
+
+    Every password try is counted by the guard (address and name) before it runs; the
+    address block and the name's lock are checked before each try, not only when the
+    connection opens; after ``max_tries`` wrong passwords, or once refused, the
+    connection is closed (asyncssh has no MaxAuthTries of its own, and would let one
+    connection try passwords for as long as it likes).
+    """
 
     def __init__(
         self,
         accounts: Any,
         guard: LoginGuard | None,
         limiter: ConnectionLimiter | None,
+        max_tries: int = 3,
     ) -> None:
         self._accounts = accounts
         self._guard = guard
         self._limiter = limiter
+        self._max_tries = max_tries
+        self._tries = 0
+        self._key_offers = 0
         self._address = "?"
-        self._slot = False
         self._conn: asyncssh.SSHServerConnection | None = None
+        self.admission: Admission | None = None
         self.user: Any | None = None
         self.refused: str | None = None
+        self.sessions = 0
+        self._lost = False
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
         _, self._address = describe_peer(conn.get_extra_info("peername"))
-        if self._guard is not None and self._guard.blocked_for(self._address) > 0:
-            self.refused = "Too many failed logins from your address. Try again later."
-        elif self._limiter is not None:
-            self.refused = self._limiter.try_acquire(self._address)
-            self._slot = self.refused is None
+        if self._guard is not None:
+            self.refused = self._guard.refusal(self._address)
+        if self.refused is None and self._limiter is not None:
+            got = self._limiter.admit(self._address, self._drop)
+            if isinstance(got, str):
+                self.refused = got
+            else:
+                self.admission = got
         if self.refused is not None:
             conn.set_extra_info(door_refused=self.refused)
+            # A refused connection holds no slot, so it must not linger until asyncssh's
+            # login timeout: long enough for the banner that says why, then closed.
+            asyncio.get_running_loop().call_later(REFUSED_GRACE, self._drop, self.refused)
+
+    def _drop(self, message: str) -> None:
+        if self._conn is not None and not self._lost:
+            self._conn.disconnect(asyncssh.DISC_BY_APPLICATION, message)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._slot and self._limiter is not None:
-            self._limiter.release(self._address)
-            self._slot = False
+        self._lost = True
+        if self.admission is not None:
+            self.admission.release()
 
     def begin_auth(self, username: str) -> bool:
         if self.refused is not None:
@@ -154,27 +186,57 @@ class DoorSSHServer(asyncssh.SSHServer):
         # `new` signs up inside the session: no authentication for it.
         return username.lower() not in NEW_USER_NAMES
 
+    def _refuse_if_barred(self, username: str | None) -> None:
+        """Close the connection (PermissionDenied) if it may not try again."""
+        reason = self.refused
+        if reason is None and self._guard is not None:
+            reason = self._guard.refusal(self._address, username)
+        if reason is None and self._tries >= self._max_tries:
+            reason = "Too many wrong passwords. Goodbye."
+        if reason is not None:
+            raise asyncssh.PermissionDenied(reason)
+
     def password_auth_supported(self) -> bool:
         return True
 
     async def validate_password(self, username: str, password: str) -> bool:
-        if self.refused is not None:
-            return False
-        user = await self._accounts.authenticate(username, password)
+        self._refuse_if_barred(username)
+        self._tries += 1  # before the check: a try cancelled by the next request counts
+        attempt = None
+        if self._guard is not None:
+            got = await self._guard.start(self._address, username)
+            if isinstance(got, str):
+                raise asyncssh.PermissionDenied(got)
+            attempt = got
+        try:
+            user = await self._accounts.authenticate(username, password)
+        except BaseException:
+            if attempt is not None:
+                attempt.failed()  # abandoned half-way: it counts, never a free guess
+            raise
         if user is not None:
+            if attempt is not None:
+                attempt.succeeded()
             self.user = user
             return True
-        if self._guard is not None:
-            delay = self._guard.record_failure(self._address)
-            await asyncio.sleep(delay)
+        delay = attempt.failed() if attempt is not None else 0.0
+        await asyncio.sleep(delay)
+        self._refuse_if_barred(None)
         return False
 
     def public_key_auth_supported(self) -> bool:
         return True
 
     async def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
-        if self.refused is not None:
-            return False
+        # Key logins are not guesses: only the address block (and the offer cap) apply.
+        reason = self.refused
+        if reason is None and self._guard is not None:
+            reason = self._guard.refusal(self._address)
+        if reason is not None:
+            raise asyncssh.PermissionDenied(reason)
+        self._key_offers += 1
+        if self._key_offers > MAX_KEY_OFFERS:
+            raise asyncssh.PermissionDenied("Too many keys offered. Goodbye.")
         line = key.export_public_key().decode("ascii", "replace").strip()
         user = await self._accounts.by_key(line)
         if user is None or user.is_banned or user.name.lower() != username.lower():
@@ -205,12 +267,23 @@ async def start_ssh(
             process.stdout.write(refused.encode() + b"\r\n")
             process.exit(1)
             return
+        if not isinstance(owner, DoorSSHServer):
+            process.exit(1)
+            return
+        # One session per connection: more would each hold a login dialogue (``new``)
+        # or a session without a connection slot of their own.
+        owner.sessions += 1
+        if owner.sessions > 1:
+            process.stdout.write(b"One session per connection, please.\r\n")
+            process.exit(1)
+            return
         if process.get_terminal_type() is None:
             process.stdout.write(b"door needs an interactive terminal: connect with ssh -t\r\n")
             process.exit(1)
             return
         terminal = SSHTerminal(process, settings.connection)
-        user = owner.user if isinstance(owner, DoorSSHServer) else None
+        terminal.admission = owner.admission
+        user = owner.user
         await run_terminal_session(
             terminal, lambda: on_terminal(terminal, user), sessions=sessions, transport="ssh"
         )
@@ -218,7 +291,8 @@ async def start_ssh(
     return await asyncssh.listen(
         host,
         port,
-        server_factory=lambda: DoorSSHServer(accounts, guard, limiter),
+        server_factory=lambda: DoorSSHServer(accounts, guard, limiter, settings.max_tries),
+        server_version=settings.version,
         server_host_keys=[host_key],
         process_factory=handle,
         line_editor=False,

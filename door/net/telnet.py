@@ -24,7 +24,7 @@ from telnetlib3.telopt import NAWS
 
 from door.net import detect
 from door.net.base import BaseTerminal, StreamTerminal, describe_peer, run_terminal_session
-from door.net.limits import ConnectionLimiter, LoginGuard
+from door.net.limits import Admission, ConnectionLimiter, LoginGuard
 from door.ui.terminal import Caps, Resize
 
 if TYPE_CHECKING:
@@ -120,6 +120,7 @@ class DoorTelnetServer(telnetlib3.TelnetServer):
         self.limiter = limiter
         self.guard = guard
         self.door_terminal: TelnetTerminal | None = None
+        self.admission: Admission | None = None
         self._address: str | None = None
         self._refused = False
         self._max_buffer = max_buffer
@@ -142,10 +143,13 @@ class DoorTelnetServer(telnetlib3.TelnetServer):
                     "Too many failed logins from your address. "
                     f"Try again in {minutes} minute{'s' if minutes != 1 else ''}."
                 )
+        self._address = address
         if reason is None and self.limiter is not None:
-            reason = self.limiter.try_acquire(address)
-            if reason is None:
-                self._address = address
+            got = self.limiter.admit(address, self._drop)
+            if isinstance(got, str):
+                reason = got
+            else:
+                self.admission = got
         if reason is not None:
             self._refused = True
             with contextlib.suppress(Exception):
@@ -153,6 +157,15 @@ class DoorTelnetServer(telnetlib3.TelnetServer):
             transport.close()
             return
         super().connection_made(transport)
+
+    def _drop(self, message: str) -> None:
+        """The limiter ends this connection (login deadline, eviction, blocked address)."""
+        transport = self._transport
+        if transport is None or transport.is_closing():
+            return
+        with contextlib.suppress(Exception):
+            transport.write(b"\r\n" + message.encode("ascii", "replace") + b"\r\n")
+        transport.close()
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -260,9 +273,8 @@ class DoorTelnetServer(telnetlib3.TelnetServer):
         super().eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._address is not None and self.limiter is not None:
-            self.limiter.release(self._address)
-            self._address = None
+        if self.admission is not None:
+            self.admission.release()
         if self._refused:
             return
         super().connection_lost(exc)
@@ -303,6 +315,7 @@ async def start_telnet(
         terminal = TelnetTerminal(reader, writer, settings.connection)
         protocol = writer.protocol
         protocol.door_terminal = terminal
+        terminal.admission = protocol.admission
         await run_terminal_session(
             terminal, lambda: on_terminal(terminal), sessions=sessions, transport="telnet"
         )

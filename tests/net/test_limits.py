@@ -5,7 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 
-from door.net.limits import ConnectionLimiter, LoginGuard, ThrottledAccounts, hashing_slots
+from door.net.limits import (
+    Admission,
+    ConnectionLimiter,
+    LoginGuard,
+    ThrottledAccounts,
+    hashing_slots,
+)
 
 
 class FakeClock:
@@ -16,25 +22,32 @@ class FakeClock:
         return self.now
 
 
+def nothing(message: str) -> None:
+    return None
+
+
 def test_per_address_limit_refuses_with_a_message() -> None:
     limiter = ConnectionLimiter(max_total=10, max_per_address=2)
-    assert limiter.try_acquire("1.2.3.4") is None
-    assert limiter.try_acquire("1.2.3.4") is None
-    assert "your address" in (limiter.try_acquire("1.2.3.4") or "")
-    assert limiter.try_acquire("5.6.7.8") is None
+    assert isinstance(limiter.admit("1.2.3.4", nothing), Admission)
+    assert isinstance(limiter.admit("1.2.3.4", nothing), Admission)
+    assert "your address" in str(limiter.admit("1.2.3.4", nothing))
+    assert isinstance(limiter.admit("5.6.7.8", nothing), Admission)
 
 
 def test_total_limit_refuses_everyone() -> None:
     limiter = ConnectionLimiter(max_total=1, max_per_address=5)
-    assert limiter.try_acquire("a") is None
-    assert "full" in (limiter.try_acquire("b") or "")
+    first = limiter.admit("a", nothing)
+    assert isinstance(first, Admission)
+    first.promote()
+    assert "full" in str(limiter.admit("b", nothing))
 
 
 def test_release_frees_the_slot() -> None:
     limiter = ConnectionLimiter(max_total=1, max_per_address=1)
-    assert limiter.try_acquire("a") is None
-    limiter.release("a")
-    assert limiter.try_acquire("a") is None
+    first = limiter.admit("a", nothing)
+    assert isinstance(first, Admission)
+    first.release()
+    assert isinstance(limiter.admit("a", nothing), Admission)
     assert limiter.total == 1
 
 
