@@ -14,6 +14,7 @@ import contextlib
 import logging
 import signal
 from collections.abc import Awaitable, Callable
+from dataclasses import is_dataclass, replace
 from typing import Any
 
 from door.config import Config, LimitsConfig
@@ -74,7 +75,10 @@ async def enter_session(
         terminal.set_encoding("cp437")
     elif charset == "utf-8":
         terminal.set_encoding("utf-8")
-    await services.accounts.record_login(user.id)
+    # the session shows "your last visit was …" from the login before this one
+    previous = await services.accounts.record_login(user.id)
+    if is_dataclass(user) and not isinstance(user, type) and hasattr(user, "last_login_at"):
+        user = replace(user, last_login_at=previous)
     bans = getattr(services, "bans", None)
     if bans is None:  # services without a ban watch (some tests build their own)
         await (runner or session_runner())(terminal, services, user, start=start)

@@ -74,6 +74,10 @@ class Session:
             time_left=getattr(terminal, "time_left", None),  # door mode's BBS time limit
         )
         if user is not None:
+            # The user as signed in: their last login is the previous session's, captured
+            # once here (later copies of the user carry this session's login instead).
+            self.ctx.previous_login = user.last_login_at
+            self.ctx.visit_started = services.clock.now()
             self._user_changed(user)
 
     # --- user and terminal settings -----------------------------------------------------
@@ -214,6 +218,13 @@ class Session:
         user = self.ctx.user
         if notice.kind == "your_turn" and user is not None and user.id in notice.user_ids:
             self.ctx.bell()
+        if notice.kind in ("invited", "declined") and user is not None and (
+            user.id in notice.user_ids
+        ):
+            # told on whatever screen is showing (the main menu and the lists say more)
+            self.ctx.bell()
+            hint = " — answer in V)iew" if notice.kind == "invited" else ""
+            self.ctx.status(notice.text + hint)
         if not self.stack:
             return True
         return await self.apply(await self._guard(self.stack[-1].on_notice(notice, self.ctx), None))
@@ -352,7 +363,7 @@ async def run_session(
 
     ``user`` is the signed-in user, or ``None`` to show the log-in / registration screen
     first. ``start`` opens a particular screen instead of the main menu: ``"play"``
-    (games waiting on you), ``"open"``, ``"active"``, ``"mine"``, ``"finished"``,
+    (games waiting on you), ``"invitations"``, ``"open"``, ``"active"``, ``"mine"``, ``"finished"``,
     ``"begin"``, ``"rank"``, ``"instructions"``, ``"settings"``, ``"game:<id>"``, or a
     game kind (``"backgammon"``: that game's lists, or begin one). ``caches``: the
     process's render caches (``App`` builds one for every session; else a new one).

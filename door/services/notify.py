@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-NoticeKind = Literal["move", "your_turn", "finished", "joined"]
+NoticeKind = Literal["move", "your_turn", "finished", "joined", "invited", "declined"]
+"""``invited``: a named invitation to the users in ``user_ids`` (their seat is kept);
+``declined``: an invitee declined and the game was cancelled."""
 
 
 @dataclass(frozen=True)

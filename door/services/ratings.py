@@ -114,6 +114,26 @@ def match_length(options: Mapping[str, Any]) -> int:
 # --- recording a finished game --------------------------------------------------------------
 
 
+def is_rated(kind: str, options: Mapping[str, Any]) -> bool:
+    """Whether a finished game of ``kind`` with ``options`` moves its players' ratings
+    (:func:`record_result`'s rule: backgammon money play is unrated, as on FIBS)."""
+    return not (kind == "backgammon" and match_length(options) <= 0)
+
+
+def rated_note(kind: str, options: Mapping[str, Any]) -> str:
+    """What a player is told when beginning such a game: rated or not, and why."""
+    if is_rated(kind, options):
+        return "Rated: the result counts on R)ank."
+    return "Money game: not rated (only matches count on R)ank)."
+
+
+def rank_note(kind: str) -> str:
+    """What the rank listing of ``kind`` counts (shown under it)."""
+    if kind == "backgammon":
+        return "Ratings count matches; money games are not rated."
+    return "Every finished game with two or more players counts."
+
+
 def record_result(
     repo: Repository,
     kind: str,

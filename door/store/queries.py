@@ -63,8 +63,8 @@ from door.store.records import (
 )
 from door.store.runner import Query
 
-ListWhich = Literal["open", "active", "mine", "waiting", "finished"]
-LISTS: tuple[ListWhich, ...] = ("open", "active", "mine", "waiting", "finished")
+ListWhich = Literal["invited", "open", "active", "mine", "waiting", "finished"]
+LISTS: tuple[ListWhich, ...] = ("invited", "open", "active", "mine", "waiting", "finished")
 
 
 def _table(model: Any) -> Table:
@@ -429,6 +429,7 @@ class Queries:
             _event,
         )
         self.seat_activity = Query("seat_activity", self._seat_activity(), _activity)
+        self.unseen_events = Query("unseen_events", self._unseen_events(), _event)
 
         # the game lists: (which, a user given, a kind given) → (count, page of games)
         self.lists: dict[tuple[ListWhich, bool, bool], tuple[Query[int], Query[GameRecord]]] = {}
@@ -519,6 +520,35 @@ class Queries:
             .order_by(seats.c.game_id, seats.c.seat)
         )
 
+    def _unseen_events(self) -> Select[Any]:
+        """The moves of other seats and the system events (joins, leaves, resignations,
+        timeouts, the user's own seat's too) in the user's games (invitations too) after
+        each seat's last-seen mark and made after ``since``: what "since your last
+        visit" tells. Newest games first, at most ``limit`` events."""
+        seats, events = self.seats, self.game_events
+        return (
+            select(events)
+            .join(
+                seats,
+                and_(events.c.game_id == seats.c.game_id, events.c.seq > seats.c.last_seen_seq),
+            )
+            .where(
+                and_(
+                    seats.c.user_id == bindparam("user_id"),
+                    seats.c.kind.in_(("user", "bot", "reserved")),
+                    events.c.kind.in_(("move", "system")),
+                    events.c.created_at > bindparam("since"),
+                    or_(
+                        events.c.seat.is_(None),
+                        events.c.seat != seats.c.seat,
+                        events.c.kind == "system",  # e.g. the seat's own turn timed out
+                    ),
+                )
+            )
+            .order_by(events.c.game_id.desc(), events.c.seq)
+            .limit(bindparam("limit"))
+        )
+
     def _ranked_ahead(self) -> Select[Any]:
         """How many players of a kind stand ahead of a rating: the better-rated and the
         equally rated ahead, counted apart (each is one range of ix_ratings_kind_rating;
@@ -553,7 +583,13 @@ class Queries:
         unindexed_status = games.c.status.concat("")
         conds: list[ColumnElement[bool]] = []
         source: Any = games
-        if which == "open":
+        if which == "invited":
+            # open games with a seat kept for the user: their named invitations
+            source = s.join(games, games.c.id == s.c.game_id)
+            conds.append(user)
+            conds.append(s.c.kind == "reserved")
+            conds.append(unindexed_status == "open")
+        elif which == "open":
             conds.append(games.c.status == "open")
             conds.append(
                 exists().where(
@@ -574,7 +610,9 @@ class Queries:
             conds.append(games.c.status == "active")
         elif which == "mine":
             conds.append(unindexed_status.in_(("open", "active")))
-            conds.append(games.c.id.in_(select(s.c.game_id).where(user, s.c.kind == "user")))
+            conds.append(
+                games.c.id.in_(select(s.c.game_id).where(user, s.c.kind.in_(("user", "reserved"))))
+            )
         elif which == "waiting":
             # the seat whose turn it is, of each of the user's seats: (game_id, seat) is
             # the seats' primary key, so the join yields each game at most once

@@ -381,6 +381,13 @@ class Repository:
         """Each of the user's seats with what happened in its game since it last looked."""
         return self._run.rows(self._q.seat_activity, {"user_id": user_id})
 
+    def unseen_events(self, user_id: int, since: datetime, limit: int) -> list[EventRecord]:
+        """Other seats' moves and system events the user's seats have not seen, made
+        after ``since`` (see ``Queries._unseen_events``), at most ``limit``, newest
+        games first."""
+        params = {"user_id": user_id, "since": since, "limit": limit}
+        return self._run.rows(self._q.unseen_events, params)
+
     # --- ratings --------------------------------------------------------------------------
 
     def ratings(self, kind: str, user_ids: Sequence[int]) -> dict[int, RatingRecord]:

@@ -142,6 +142,9 @@ class Context:
         self.glyphs = glyphs
         self.message: str | None = None
         self.previous_login: Any = None
+        """The previous session's login (None: a first visit), fixed when this one began."""
+        self.visit_started: Any = None
+        """When this session's user signed in (what "your last visit was …" counts to)."""
         self._ring = ring
         self._on_user = on_user
 

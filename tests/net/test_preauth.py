@@ -18,7 +18,7 @@ import pytest
 
 from door.app import App
 from door.net.limits import Admission, ConnectionLimiter
-from tests.net.conftest import echo_runner, expect, make_config
+from tests.net.conftest import echo_runner, expect, make_config, with_bbs
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ async def start_app(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
 
     async def start(**limits: Any) -> App:
         config = make_config(tmp_path, **limits)
-        config = replace(config, rlogin=replace(config.rlogin, trusted=("127.0.0.0/8",)))
+        config = with_bbs(config, ("XA", "127.0.0.0/8", "s3cret"))
         app = App(config, runner=echo_runner)
         await app.start(telnet_port=0, ssh_port=0, rlogin_port=0)
         apps.append(app)

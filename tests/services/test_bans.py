@@ -21,7 +21,7 @@ from tests.services.test_games import ME, OPEN, player_to_act, two_player_game
 
 # Every public action of GameService is one of these two kinds: a new one must be added
 # to one of them (test_every_action_of_the_game_service_is_classified).
-REFUSED_TO_THE_BANNED = {"begin", "join", "leave", "submit", "resign", "mark_seen"}
+REFUSED_TO_THE_BANNED = {"begin", "join", "leave", "decline", "submit", "resign", "mark_seen"}
 READS_AND_SERVER_WORK = {
     "get", "list_games", "events", "since_last_visit", "replay_check", "game_ids",
     "sweep_deadlines",
@@ -47,12 +47,14 @@ async def test_every_action_a_banned_user_asks_of_the_game_service_is_refused(
     playing = await two_player_game(games, alice, bob)
     waiting = await games.begin(alice.id, "nim", {}, [ME, OPEN])
     bobs = await games.begin(bob.id, "nim", {}, [ME, OPEN])
+    invited = await games.begin(bob.id, "nim", {}, [ME, SeatSpec("user", "Alice")])
     await accounts.set_banned("Alice", True)
     g = playing.info
     attempts: dict[str, Callable[[], Awaitable[Any]]] = {
         "begin": lambda: games.begin(alice.id, "nim", {}, [ME, SeatSpec("user", "Carol")]),
         "join": lambda: games.join(bobs.id, alice.id),
         "leave": lambda: games.leave(waiting.id, alice.id),
+        "decline": lambda: games.decline(invited.id, alice.id),
         "submit": lambda: games.submit(g.id, alice.id, "take 1", g.version),
         "resign": lambda: games.resign(g.id, alice.id),
         "mark_seen": lambda: games.mark_seen(g.id, alice.id, g.last_seq),
@@ -69,6 +71,7 @@ async def test_every_action_a_banned_user_asks_of_the_game_service_is_refused(
     assert (after.info.version, after.info.status) == (g.version, "active")
     assert (await games.get(waiting.id)).info.seats == waiting.seats
     assert (await games.get(bobs.id)).info.seats == bobs.seats
+    assert (await games.get(invited.id)).info.status == "open"
 
 
 async def test_a_banned_user_cannot_begin_a_game_against_the_computer(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import sqlite3
 from collections.abc import AsyncIterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -27,7 +27,7 @@ from tests.services.nim import NimRules
 from tests.store import dbutil
 
 ME, OPEN = SeatSpec("me"), SeatSpec("open")
-LISTS = ("open", "active", "mine", "waiting", "finished")
+LISTS = ("invited", "open", "active", "mine", "waiting", "finished")
 
 
 @pytest.fixture
@@ -96,7 +96,9 @@ def model_list(
         mine = [s for s in seats[g.id] if s.user_id == user]
         if kind is not None and g.kind != kind:
             continue
-        if which == "open":
+        if which == "invited":
+            ok = g.status == "open" and any(s.kind == "reserved" for s in mine)
+        elif which == "open":
             ok = g.status == "open" and any(
                 s.kind == "open" or (s.kind == "reserved" and s.user_id == user)
                 for s in seats[g.id]
@@ -104,7 +106,9 @@ def model_list(
         elif which == "active":
             ok = g.status == "active"
         elif which == "mine":
-            ok = g.status in ("open", "active") and any(s.kind == "user" for s in mine)
+            ok = g.status in ("open", "active") and any(
+                s.kind in ("user", "reserved") for s in mine
+            )
         elif which == "waiting":
             ok = g.status == "active" and any(
                 s.kind in ("user", "bot") and s.seat == g.to_act for s in mine
@@ -136,7 +140,7 @@ async def test_every_list_gives_the_games_order_and_total_its_definition_says(
         checked = 0
         for which in LISTS:
             for user in [None, *users]:
-                if which in ("mine", "waiting") and user is None:
+                if which in ("invited", "mine", "waiting") and user is None:
                     continue
                 for kind in (None, "nim", "chess"):
                     want = model_list(games, seats, which, user, kind)
@@ -179,6 +183,7 @@ BY_KEY = "SEARCH games USING INTEGER PRIMARY KEY"
         ("active", "INDEX ix_games_status_updated_at", "TEMP B-TREE"),
         # a user's own lists: from their seats to their games, never every game of a status
         ("mine", BY_KEY, "ix_games_status"),
+        ("invited", BY_KEY, "ix_games_status"),
         ("waiting", BY_KEY, "ix_games_status"),
         ("finished", BY_KEY, "ix_games_status"),
         # each open game's seats by primary key, never every seat
@@ -343,3 +348,33 @@ async def test_since_last_visit_sums_what_each_seat_has_not_seen(db: Database) -
         assert all(g.status in ("finished", "abandoned") for g in summary.finished)
         both += bool(summary.finished and summary.waiting)
     assert both  # someone has games in both lists
+
+
+async def test_unseen_events_are_the_other_seats_moves_and_the_system_events_after_each_mark(
+    db: Database,
+) -> None:
+    users = await population(db, 4)
+
+    def compare(repo: Repository) -> int:
+        _, seats = everything(repo)
+        compared = 0
+        for user in users:
+            want = []
+            for gid in sorted(seats, reverse=True):
+                for s in seats[gid]:
+                    if s.user_id != user or s.kind not in ("user", "bot", "reserved"):
+                        continue
+                    want += [
+                        (e.game_id, e.seq)
+                        for e in repo.events(gid)
+                        if e.seq > s.last_seen_seq
+                        and (e.kind == "system" or (e.kind == "move" and e.seat != s.seat))
+                    ]
+            since = datetime(1970, 1, 1, tzinfo=UTC)
+            got = [(e.game_id, e.seq) for e in repo.unseen_events(user, since, 10_000)]
+            # newest game first, each game's events in order (the bot sits twice in some)
+            assert got == sorted(want, key=lambda e: (-e[0], e[1])), user
+            compared += len(got)
+        return compared
+
+    assert await db.run_read(compare) > 0

@@ -56,7 +56,7 @@ async def test_left_and_right_arrows_switch_lists(start_session: StartSession, a
     r.term.press("right")
     await r.term.settle()
     assert "In progress" in r.term.row(0)
-    r.term.press("left", "left")
+    r.term.press("left", "left", "left")  # open, invitations (the first), then round
     await r.term.settle()
     assert "Finished" in r.term.row(0)
 

@@ -30,6 +30,7 @@ from door.services.games.model import (
     GameClosedError,
     GameEvent,
     GameInfo,
+    GameNews,
     GameSnapshot,
     ListWhich,
     LobbyError,
@@ -61,6 +62,7 @@ __all__ = [
     "GameClosedError",
     "GameEvent",
     "GameInfo",
+    "GameNews",
     "GameService",
     "GameSnapshot",
     "ListWhich",
@@ -81,7 +83,7 @@ __all__ = [
 class GameService:
     """Every game use-case, built once per process (``door.services.build_services``).
 
-    The actions are the use-cases' own methods: ``begin``/``join``/``leave``/
+    The actions are the use-cases' own methods: ``begin``/``join``/``leave``/``decline``/
     ``list_games``/``get`` (:class:`Lobby`), ``submit``/``resign`` (:class:`Turns`),
     ``sweep_deadlines`` (:class:`Deadlines`), ``events``/``mark_seen``/
     ``since_last_visit``/``replay_check``/``game_ids`` (:class:`History`).
@@ -128,6 +130,7 @@ class GameService:
         self.begin = self.lobby.begin
         self.join = self.lobby.join
         self.leave = self.lobby.leave
+        self.decline = self.lobby.decline
         self.list_games = self.lobby.list_games
         self.get = self.lobby.get
         self.submit = self.turns.submit

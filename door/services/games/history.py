@@ -2,11 +2,34 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from typing import Any
+
 from door.games.replay import final_state
 from door.services.games.core import Change, GameCore
-from door.services.games.model import GameEvent, GameInfo, VisitSummary, dump_state
+from door.services.games.model import GameEvent, GameInfo, GameNews, VisitSummary, dump_state
 from door.store.records import clamp_count, is_stored_id
 from door.store.repository import Repository
+
+MAX_UNSEEN_EVENTS = 500
+"""At most this many unseen events are read for one summary (the counts stay exact)."""
+MAX_INVITATIONS = 100
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+"""The ``since`` of a summary with no previous session: everything unseen."""
+
+
+def _news_order(n: GameNews) -> tuple[int, float, int]:
+    """Invitations (newest first), results (newest first), the games waiting on you (most
+    urgent first), then the rest (newest first)."""
+    info = n.info
+    newest = -info.updated_at.timestamp()
+    if n.invited:
+        return (0, newest, -info.id)
+    if info.status in ("finished", "abandoned"):
+        return (1, newest, -info.id)
+    if n.is_waiting_on_me:
+        return (2, info.deadline.timestamp() if info.deadline else float("inf"), info.id)
+    return (3, newest, -info.id)
 
 
 class History:
@@ -34,34 +57,104 @@ class History:
 
         await self.core.act(Change(game_id, actor=user_id), action)
 
-    async def since_last_visit(self, user_id: int) -> VisitSummary:
-        """Moves made against ``user_id``, games finished and games waiting on them,
-        counted from each seat's last-seen event."""
+    async def since_last_visit(
+        self, user_id: int, since: datetime | None = None
+    ) -> VisitSummary:
+        """Everything that happened in ``user_id``'s games that they have not looked at
+        (the other seats' moves, joins, leaves, timeouts, resignations and results) and,
+        given ``since`` (their previous session's login), only what happened after it:
+        what an earlier session's summary told is not told again. Plus the games waiting
+        on them and their named invitations, whenever made. One read."""
         core = self.core
         if not is_stored_id(user_id):
             return VisitSummary(0, [], [], 0)
 
         def read(repo: Repository) -> VisitSummary:
-            moves = new_events = 0
-            finished_ids: set[int] = set()
-            waiting_ids: set[int] = set()
-            for r in repo.seat_activity(user_id):
-                if r.last_seq > r.last_seen_seq:
-                    moves += r.moves
-                    new_events += r.events
-                    if r.status in ("finished", "abandoned"):
-                        finished_ids.add(r.game_id)
-                if r.status == "active" and r.to_act == r.seat:
-                    waiting_ids.add(r.game_id)
-            # both lists' games in one read (a finished game is never waiting)
-            games = repo.games(sorted(finished_ids | waiting_ids))
-            infos: dict[int, GameInfo] = {i.id: i for i in core.infos(repo, games)}
-            finished = [infos[g] for g in sorted(finished_ids) if g in infos]
-            waiting = [infos[g] for g in sorted(waiting_ids) if g in infos]
-            waiting.sort(key=lambda g: (g.deadline is None, g.deadline or g.updated_at, g.id))
-            return VisitSummary(moves, finished, waiting, new_events)
+            return self._visit(repo, user_id, since)
 
         return await core.db.run_read(read)
+
+    def _visit(self, repo: Repository, user_id: int, since: datetime | None) -> VisitSummary:
+        moves = new_events = 0
+        finished_ids: set[int] = set()
+        waiting_ids: set[int] = set()
+        my_seat: dict[int, int] = {}
+        over: set[int] = set()
+        for r in repo.seat_activity(user_id):
+            my_seat.setdefault(r.game_id, r.seat)
+            if r.status in ("finished", "abandoned"):
+                over.add(r.game_id)
+            if r.last_seq > r.last_seen_seq:
+                moves += r.moves
+                new_events += r.events
+                if r.status in ("finished", "abandoned"):
+                    finished_ids.add(r.game_id)
+            if r.status == "active" and r.to_act == r.seat:
+                waiting_ids.add(r.game_id)
+        invited_games, _ = repo.list_games("invited", user_id, None, 0, MAX_INVITATIONS)
+        invited_ids = {g.id for g in invited_games}
+        # the other seats' doings, game by game
+        told: dict[int, dict[str, list[Any]]] = {}
+        by_others: set[int] = set()  # games with an unseen event the user did not cause
+        unseen = repo.unseen_events(user_id, since or EPOCH, MAX_UNSEEN_EVENTS)
+        for e in unseen:
+            bits = told.setdefault(
+                e.game_id, {"moves": [], "joined": [], "left": [], "timeouts": [], "declined": []}
+            )
+            action = e.payload.get("action") if e.kind == "system" else None
+            if e.seat is not None and e.seat == my_seat.get(e.game_id):
+                # the user's own seat: only what the server did to it is news
+                if action == "timeout":
+                    bits["timeouts"].append(e.seat)
+                if action == "timeout" or e.payload.get("reason") == "timeout":
+                    by_others.add(e.game_id)
+                continue
+            by_others.add(e.game_id)
+            if e.kind == "move" and e.seat is not None:
+                text = str(e.payload.get("move", ""))
+                if text and text != "roll":  # the dice are told by the move itself
+                    bits["moves"].append((e.seat, text))
+            elif action in ("join", "leave", "timeout", "decline") and e.seat is not None:
+                key = {"join": "joined", "leave": "left", "timeout": "timeouts",
+                       "decline": "declined"}[str(action)]  # fmt: skip
+                bits[key].append(e.seat)
+        if since is not None:  # the counts too are of what happened since then
+            moves = sum(1 for e in unseen if e.kind == "move")
+            new_events = len(unseen)
+            finished_ids = by_others & over
+        elif len(unseen) < MAX_UNSEEN_EVENTS:  # else some games' events were not read
+            finished_ids &= by_others  # a game the user ended (resigned) is not news
+        ids = set(told) | finished_ids | waiting_ids
+        games = repo.games(sorted(ids - invited_ids)) + list(invited_games)
+        infos: dict[int, GameInfo] = {i.id: i for i in self.core.infos(repo, games)}
+        news: list[GameNews] = []
+        for game_id, info in infos.items():
+            seat = my_seat.get(game_id)
+            if seat is None:  # a kept seat: an invitation (or a cancelled one)
+                seat = next((s.seat for s in info.seats if s.user_id == user_id), None)
+            bits = told.get(game_id, {})
+            item = GameNews(
+                info=info,
+                my_seat=seat,
+                moves=tuple(bits.get("moves", ())),
+                joined=tuple(bits.get("joined", ())),
+                left=tuple(bits.get("left", ())),
+                timeouts=tuple(bits.get("timeouts", ())),
+                invited=game_id in invited_ids,
+                declined=bool(bits.get("declined")),
+            )
+            if item.invited or item.is_waiting_on_me or game_id in finished_ids or any(
+                (item.moves, item.joined, item.left, item.timeouts, item.declined)
+            ):
+                news.append(item)
+        news.sort(key=_news_order)
+        finished = sorted(
+            (infos[g] for g in finished_ids if g in infos), key=lambda i: i.id
+        )
+        waiting = [infos[g] for g in sorted(waiting_ids) if g in infos]
+        waiting.sort(key=lambda g: (g.deadline is None, g.deadline or g.updated_at, g.id))
+        invitations = [n.info for n in news if n.invited]
+        return VisitSummary(moves, finished, waiting, new_events, news, invitations)
 
     async def replay_check(self, game_id: int) -> str | None:
         """Replay the game's log through the rules; None if it reproduces the snapshot,

@@ -34,7 +34,7 @@ from door.store.repository import ConflictError, Repository
 DEADLINE_MIN_HOURS = 1
 DEADLINE_MAX_HOURS = 720
 DEFAULT_DEADLINE_HOURS = 168
-LISTS = ("open", "active", "mine", "waiting", "finished")
+LISTS = ("invited", "open", "active", "mine", "waiting", "finished")
 
 
 class Lobby:
@@ -111,6 +111,7 @@ class Lobby:
                 if attempt == 2:
                     raise LobbyError("the game could not be set up; please try again") from None
         self.notices.after_commit(snapshot, change)
+        self.notices.invited(snapshot)
         return snapshot.info
 
     def _fill(
@@ -253,6 +254,36 @@ class Lobby:
         snapshot = await core.act(change, action, viewer=user_id)
         return snapshot.info
 
+    async def decline(self, game_id: int, user_id: int) -> GameInfo:
+        """Say no to a named invitation: the game is cancelled (abandoned), so the seat
+        its creator kept for ``user_id`` is never handed to someone else; the other
+        players are told."""
+        core = self.core
+        now = core.clock.now()
+        change = Change(game_id, actor=user_id)
+        who: list[str] = []
+
+        def action(repo: Repository) -> GameSnapshot:
+            loaded = core.load(repo, game_id)
+            game = loaded.game
+            kept = [s for s in loaded.seats if s.user_id == user_id and s.kind == "reserved"]
+            if game.status != "open" or not kept:
+                raise LobbyError("there is no invitation for you in that game")
+            who.append(kept[0].user_name or "a player")
+            new = replace(
+                game, last_seq=game.last_seq + 1, updated_at=now, version=game.version + 1,
+                status="abandoned", finished_at=now, summary=f"declined by {who[0]}",
+            )  # fmt: skip
+            stored = core.save(repo, new, game)
+            event = NewEvent(kept[0].seat, "system", {"action": "decline"})
+            core.append(repo, game_id, stored.last_seq, [event], now)
+            repo.mark_seen(game_id, user_id, stored.last_seq)
+            return core.read_snapshot(repo, game_id, user_id)
+
+        snapshot = await core.act(change, action, viewer=user_id)
+        self.notices.declined(snapshot, who[0], user_id)
+        return snapshot.info
+
     async def list_games(
         self,
         which: ListWhich,
@@ -263,15 +294,16 @@ class Lobby:
     ) -> tuple[list[GameInfo], int]:
         """A page of games and the total count.
 
+        ``invited``: open games with a seat kept for ``user_id`` (named invitations);
         ``open``: games with a seat ``user_id`` may take (not ones they already sit in);
         ``active``: every running game (to watch); ``mine``: open or running games
-        ``user_id`` plays; ``waiting``: running games waiting on ``user_id``, most urgent
-        first; ``finished``: finished or abandoned games (``user_id``'s only, if given).
-        Newest first otherwise.
+        ``user_id`` plays or is invited to; ``waiting``: running games waiting on
+        ``user_id``, most urgent first; ``finished``: finished or abandoned games
+        (``user_id``'s only, if given). Newest first otherwise.
         """
         if which not in LISTS:
             raise LobbyError(f"unknown game list {which!r}")
-        if which in ("mine", "waiting") and user_id is None:
+        if which in ("invited", "mine", "waiting") and user_id is None:
             raise LobbyError("that list needs a user")
         if user_id is not None and not is_stored_id(user_id):
             return [], 0  # nobody has that id: nothing of theirs to list

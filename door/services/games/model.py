@@ -12,7 +12,7 @@ Event payloads (``game_events.payload``, replayed by :mod:`door.games.replay`):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
@@ -21,7 +21,7 @@ from door.store.records import JSON, EventKind, GameStatus, JSONObject, SeatKind
 
 AnyRules = GameRules[Any, Any, Any]
 Status = GameStatus
-ListWhich = Literal["open", "active", "mine", "waiting", "finished"]
+ListWhich = Literal["invited", "open", "active", "mine", "waiting", "finished"]
 
 
 # --- refusals ------------------------------------------------------------------------------
@@ -143,13 +143,51 @@ class GameSnapshot:
 
 
 @dataclass(frozen=True)
+class GameNews:
+    """What happened in one of a user's games since they last looked at it.
+
+    ``moves`` are the other seats' moves, oldest first, as ``(seat, move text)`` in the
+    mover's own notation (a screen shows them in the viewer's); ``joined``/``left`` the
+    seats that took or gave back a seat; ``timeouts`` the seats whose turn timed out
+    (without ending the game). ``invited``: the game waits for the user's answer to a
+    named invitation. ``declined``: a named player declined, and the game was
+    cancelled. ``my_seat`` is the user's seat (a kept seat for an invitation).
+    """
+
+    info: GameInfo
+    my_seat: int | None
+    moves: tuple[tuple[int, str], ...] = ()
+    joined: tuple[int, ...] = ()
+    left: tuple[int, ...] = ()
+    timeouts: tuple[int, ...] = ()
+    invited: bool = False
+    declined: bool = False
+
+    @property
+    def is_finished(self) -> bool:
+        return self.info.status == "finished"
+
+    @property
+    def is_waiting_on_me(self) -> bool:
+        info = self.info
+        return self.my_seat is not None and info.status == "active" and info.to_act == self.my_seat
+
+
+@dataclass(frozen=True)
 class VisitSummary:
-    """What happened in a user's games since they last looked."""
+    """What happened in a user's games since they last looked.
+
+    ``news`` has one entry per game with something to tell, in the order a summary
+    lists them: invitations, finished games, games waiting on the user (most urgent
+    first), then the rest (newest first).
+    """
 
     moves_against_you: int
     finished: list[GameInfo]
     waiting: list[GameInfo]
     new_events: int
+    news: list[GameNews] = field(default_factory=list)
+    invitations: list[GameInfo] = field(default_factory=list)
 
 
 # --- conversions ---------------------------------------------------------------------------

@@ -67,7 +67,7 @@ async def start_screen(ctx: Context, start: str | None) -> Screen | None:
         return GameListScreen("waiting")
     lists: dict[str, Which] = {
         "open": "open", "active": "active", "mine": "mine", "finished": "finished",
-        "waiting": "waiting",
+        "waiting": "waiting", "invitations": "invited",
     }  # fmt: skip
     if start in lists:
         return GameListScreen(lists[start])

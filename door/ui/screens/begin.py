@@ -404,6 +404,12 @@ class BeginScreen(Screen):
             canvas.put(2, y, f"Who will be {who}?", HEADING_STYLE)
             self.opp_menu.render(canvas, 2, y + 1, min(canvas.width - 4, 76))
             return
+        if self.kind is not None:  # rated or not (money play is not), before it starts
+            from door.services.ratings import rated_note
+
+            canvas.put(2, y, clip_text(rated_note(self.kind, self.options), canvas.width - 4),
+                       NOTE_STYLE)  # fmt: skip
+            y += 2
         levels = self.bot_levels(ctx)
         if levels and y < canvas.height - 4:
             canvas.put(2, y, "Computer levels:", NOTE_STYLE)

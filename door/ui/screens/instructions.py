@@ -28,7 +28,8 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "when they call. Every game has a time for each move (a week, unless its creator "
             "chose otherwise); let it run out and the game's timeout rule applies.",
             "From the main menu:",
-            "  V  View games in progress (watch any), or join a game that needs a player.",
+            "  V  View games in progress (watch any), or join a game that needs a player. "
+            "When someone invites you by name, V opens on your invitations.",
             "  P  Play a game where it is your turn; the number shows how many wait for you.",
             "  B  Begin a new game: pick the game, its options and your opponents: anyone "
             "who joins, a player you name, or the computer.",
@@ -41,9 +42,14 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "Every menu works with its letter keys, or with the arrow keys and Enter. The "
             "bottom line of each screen lists its keys. Ctrl-L redraws the screen if it "
             "gets garbled. The top of the main menu tells you what happened since your "
-            "last visit: moves made against you, games that finished, games waiting for you.",
-            "In the game lists, O A M W F switch between games Open to join, All in "
-            "progress, Mine, Waiting on me and Finished; N and P turn the page; Enter opens "
+            "last visit: invitations, moves made against you, who joined your games, games "
+            "that finished and how, games waiting for you; N shows all of it when it does "
+            "not fit.",
+            "In the game lists, I O A M W F switch between your Invitations, games Open to "
+            "join, All in progress, Mine, Waiting on me and Finished; N and P turn the page. "
+            "On an invitation, Enter accepts it and D declines it (the game is cancelled). "
+            "Ratings count finished games, except backgammon money games (match length 0, "
+            "as on FIBS): R)ank says so, and so does B)egin. Enter opens "
             "the highlighted game: you play it if you sit in it, watch it if you do not, and "
             "replay it if it is over. On the Finished list, R)eview has the computer "
             "analyse a finished backgammon game: each player's error rate and biggest "

@@ -1,5 +1,11 @@
-"""Game lists: open to join, in progress (watch any), mine, waiting on me, finished
-(replay any), a page at a time, with who is to move, since when and the deadline."""
+"""Game lists: invitations (accept or decline), open to join, in progress (watch any),
+mine, waiting on me, finished (replay any), a page at a time, with who is to move, since
+when and the deadline.
+
+Named invitations have a tab of their own, first, and V)iew from the main menu opens on it
+while there are any: an invitation is a game waiting for the player's answer, and the
+place where games are joined is where it is answered (Enter accepts, D declines). M)ine
+lists them too, among the player's games."""
 
 from __future__ import annotations
 
@@ -11,16 +17,32 @@ from door.ui.canvas import WHITE, YELLOW, Canvas, Style
 from door.ui.screen import Context, Pop, Push, Screen, Transition, clean, draw_chrome
 from door.ui.widgets import ListView
 
-Which = Literal["open", "active", "mine", "waiting", "finished"]
+Which = Literal["invited", "open", "active", "mine", "waiting", "finished"]
 
 TABS: tuple[tuple[Which, str, str], ...] = (
+    ("invited", "I", "Invitations"),
     ("open", "O", "Open to join"),
     ("active", "A", "In progress"),
     ("mine", "M", "Mine"),
     ("waiting", "W", "Waiting on me"),
     ("finished", "F", "Finished"),
 )
+SHORT_LABELS: dict[Which, str] = {"invited": "Invited", "open": "Open", "waiting": "Waiting"}
+"""Shorter tab labels, for a screen too narrow for the whole row of long ones."""
 TAB_OF_KEY: dict[str, Which] = {key.lower(): which for which, key, _ in TABS}
+
+
+def tab_text(key: str, label: str) -> str:
+    """``" I)nvitations "``, ``" A) In progress "``."""
+    return f" {key}){label[1:] if label[0] == key else ' ' + label} "
+
+
+def tab_row(width: int) -> list[tuple[Which, str]]:
+    """The tabs' texts: the long labels when the row fits in ``width``, else shorter."""
+    long = [(which, tab_text(key, label)) for which, key, label in TABS]
+    if sum(len(t) + 1 for _, t in long) + 1 <= width:
+        return long
+    return [(which, tab_text(key, SHORT_LABELS.get(which, label))) for which, key, label in TABS]
 TAB_STYLE = Style(fg=WHITE)
 TAB_ON = Style(fg=YELLOW, bold=True, reverse=True)
 
@@ -54,7 +76,11 @@ def seat_names(info: Any) -> str:
     return " v ".join(names)
 
 
-def to_move_name(info: Any) -> str:
+def to_move_name(info: Any, uid: int | None = None) -> str:
+    if info.status == "open" and any(
+        s.kind == "reserved" and s.user_id == uid for s in info.seats
+    ):
+        return "you, invited"
     if info.status != "active" or info.to_act is None:
         return "-"
     for seat in info.seats:
@@ -83,9 +109,19 @@ class GameListScreen(KeyedScreen):
         self.kind_titles: dict[str, str] = {}
         self.view: ListView[Any] = ListView(page_size=14)
         self.now: datetime | None = None
+        self.uid: int | None = None
 
     def is_finished_list(self) -> bool:
         return self.which == "finished"
+
+    def is_invitation(self, info: Any) -> bool:
+        """True when ``info`` is an open game with a seat kept for this player."""
+        return info is not None and info.status == "open" and any(
+            s.kind == "reserved" and s.user_id == self.uid for s in info.seats
+        )
+
+    def can_decline(self) -> bool:
+        return self.which in ("invited", "mine")
 
     @property
     def title(self) -> str:  # type: ignore[override]
@@ -96,6 +132,7 @@ class GameListScreen(KeyedScreen):
         self.view.page_size = max(ctx.caps.height, 24) - 10
         offset = self.view.offset if offset is None else offset
         uid = ctx.user.id if ctx.user else None
+        self.uid = uid
         items, total = await ctx.services.games.list_games(
             self.which, uid, self.kind, offset=offset, limit=self.view.page_size
         )
@@ -118,6 +155,8 @@ class GameListScreen(KeyedScreen):
 
     async def on_notice(self, notice: Any, ctx: Context) -> Transition | None:
         await self.load(ctx)
+        if notice.kind == "invited" and self.uid in notice.user_ids:
+            ctx.status(f"{clean(notice.text)} — I shows your invitations")
         return None
 
     async def switch(self, which: Which, ctx: Context) -> None:
@@ -144,6 +183,9 @@ class GameListScreen(KeyedScreen):
     async def leave_key(self, ctx: Context, key: str) -> Transition | None:
         return await self.leave(ctx)
 
+    async def decline_key(self, ctx: Context, key: str) -> Transition | None:
+        return await self.decline(ctx)
+
     def review_key(self, ctx: Context, key: str) -> Transition | None:
         return self.review(ctx)
 
@@ -163,15 +205,19 @@ class GameListScreen(KeyedScreen):
     # fmt: off
     keys = Keyset(
         [
-            Binding(tuple(k.lower() for _, k, _ in TABS), "O A M W F: lists",
-                    "O A M W F: which list", show_list),
+            Binding(tuple(k.lower() for _, k, _ in TABS), "I O A M W F: lists",
+                    "I O A M W F: which list", show_list),
             Binding(("left", "right"), "", "Left/Right: the next list", next_list),
-            Binding((), "Up/Down Enter: open", "", when=lambda s: not s.is_finished_list()),
+            Binding((), "Enter: accept", "", when=lambda s: s.which == "invited"),
+            Binding((), "Up/Down Enter: open", "",
+                    when=lambda s: s.which not in ("finished", "invited")),
             Binding((), "Enter: replay", "", when=is_finished_list),
             Binding((), "N)ext P)rev", ""),
             Binding(("k",), "K)ind", "K: one kind of game, then the next", next_kind),
+            Binding(("d",), "D)ecline", "D: decline an invitation (the game is cancelled)",
+                    decline_key, when=can_decline, shown=lambda s: s.which == "invited"),
             Binding(("l",), "L)eave", "L: leave an open game you sit in", leave_key,
-                    shown=lambda s: not s.is_finished_list()),
+                    shown=lambda s: s.which not in ("finished", "invited")),
             Binding(("r",), "R)eview", "R: the review of a finished game", review_key,
                     shown=is_finished_list),
             Binding(("q", "escape"), "Q)uit", "Q or Esc: back", back),
@@ -191,8 +237,15 @@ class GameListScreen(KeyedScreen):
             if info.seat_of(uid) is not None:
                 ctx.status(f"Game #{info.id} still waits for players. L)eave gives your seat back.")
                 return None
+            invited = self.is_invitation(info)
             info = await games.join(info.id, uid)
+            if invited:
+                ctx.status(f"You accepted the invitation to game #{info.id}.")
             if info.status != "active":
+                if invited:
+                    ctx.status(
+                        f"You accepted game #{info.id}; it starts when every seat is taken."
+                    )
                 ctx.status(f"You joined game #{info.id}; it starts when every seat is taken.")
                 await self.load(ctx)
                 return None
@@ -211,6 +264,19 @@ class GameListScreen(KeyedScreen):
             ctx.status("Only backgammon games can be reviewed.")
             return None
         return Push(ReviewScreen(info.id))
+
+    async def decline(self, ctx: Context) -> Transition | None:
+        """D)ecline the highlighted invitation: the game is cancelled."""
+        info = self.view.current
+        if info is None or ctx.user is None:
+            return None
+        if not self.is_invitation(info):
+            ctx.status("D)ecline is for an invitation: I lists yours.")
+            return None
+        await ctx.services.games.decline(info.id, ctx.user.id)
+        ctx.status(f"You declined game #{info.id}; it is cancelled.")
+        await self.load(ctx)
+        return None
 
     async def leave(self, ctx: Context) -> Transition | None:
         info = self.view.current
@@ -232,23 +298,30 @@ class GameListScreen(KeyedScreen):
             deadline = short_span(info.deadline - now)
         players = seat_names(info)
         summary = clean(info.summary)
+        if self.is_invitation(info):
+            from door.services.games.notices import creator_name, game_terms
+
+            terms = game_terms(info.kind, info.options)
+            summary = f"{clean(creator_name(info))} invites you" + (f": {terms}" if terms else "")
         return (
             f"#{info.id:<5} {clean(info.title, 11):<11} {players[:26]:<26} "
-            f"{to_move_name(info):<12} {ago(info.updated_at, now):>4} {deadline:>4}  {summary}"
+            f"{to_move_name(info, self.uid):<12} {ago(info.updated_at, now):>4} {deadline:>4}"
+            f"  {summary}"
         )
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
         draw_chrome(canvas, ctx, self.title, self.key_help)
         x = 1
-        for which, key, label in TABS:
+        for which, text in tab_row(canvas.width):
             style = TAB_ON if which == self.which else TAB_STYLE
-            x = canvas.put(x, 2, f" {key}){label[1:] if label[0] == key else ' ' + label} ", style)
+            x = canvas.put(x, 2, text, style)
             x += 1
         header = (
             f"{'Game':<6} {'Kind':<11} {'Players':<26} {'To move':<12} {'Ago':>4} {'Due':>4}"
             "  Position"
         )
         empty = {
+            "invited": "No invitations. A game someone begins naming you shows here.",
             "open": "No game is waiting for players. B)egin one from the main menu.",
             "active": "No games in progress.",
             "mine": "You are in no games yet.",

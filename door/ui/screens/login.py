@@ -134,6 +134,7 @@ class LoginScreen(Screen):
         accounts = ctx.services.accounts
         uid = getattr(user, "id")  # noqa: B009 - typed loosely to keep services lazy
         ctx.previous_login = await accounts.record_login(uid)
+        ctx.visit_started = ctx.services.clock.now()
         ctx.set_user(await accounts.get(uid))
         name = ctx.user.name if ctx.user else ""
         ctx.status(f"Welcome to door, {name}!" if welcome else f"Welcome back, {name}!")

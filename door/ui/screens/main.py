@@ -4,9 +4,10 @@ happened since the player last looked."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from door.ui.canvas import CYAN, GREEN, WHITE, Canvas, Style, clip_text
+from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text, text_width
 from door.ui.screen import (
     HEADING_STYLE,
     Context,
@@ -16,12 +17,22 @@ from door.ui.screen import (
     clean,
     draw_chrome,
 )
-from door.ui.terminal import InputEvent
+from door.ui.terminal import InputEvent, Key, Text
 from door.ui.widgets import Menu, MenuItem
 
 SUMMARY_STYLE = Style(fg=WHITE)
 GAME_STYLE = Style(fg=CYAN)
 WELCOME_STYLE = Style(fg=GREEN, bold=True)
+INVITE_STYLE = Style(fg=YELLOW, bold=True)
+MORE_STYLE = Style(fg=CYAN)
+
+NEWS_KEY = "n"
+"""The main menu's key for the whole since-your-last-visit list (not a menu item: the
+menu's letters stay where players know them)."""
+MENU_FIXED_ROWS = 8
+"""Rows of the main menu screen besides the summary and the menu items: the title,
+a blank, the welcome line, the blank and heading above the menu, the status and help
+lines, and one spare."""
 
 
 def plural(n: int, word: str, words: str | None = None) -> str:
@@ -39,14 +50,21 @@ class MainMenu(Screen):
         self.menu = Menu(self._items(0, 0, True))
         self.waiting_total = 0
         self.open_total = 0
+        self.invited_total = 0
         self.summary: Any = None
         self.waiting: list[Any] = []
 
-    def _items(self, waiting: int, open_games: int, sound: bool) -> list[MenuItem]:
+    def _items(
+        self, waiting: int, open_games: int, sound: bool, invited: int = 0
+    ) -> list[MenuItem]:
         """The menu: each item's action is what its key does (``action(self, ctx)``)."""
+        if invited:
+            view_note = plural(invited, "invitation")
+        else:
+            view_note = f"{open_games} open" if open_games else ""
         return [
             MenuItem("V", "View games in progress, or join one that needs a player",
-                     MainMenu.view_games, note=f"{open_games} open" if open_games else ""),
+                     MainMenu.view_games, note=view_note),
             MenuItem("P", "Play a game where it is your turn", MainMenu.play,
                      note=f"({waiting})"),
             MenuItem("B", "Begin a new game", MainMenu.begin),
@@ -63,12 +81,15 @@ class MainMenu(Screen):
             return
         games = ctx.services.games
         uid = ctx.user.id
-        self.summary = await games.since_last_visit(uid)
+        # news since the previous session (what its summary told is not told again)
+        self.summary = await games.since_last_visit(uid, ctx.previous_login)
         page, self.waiting_total = await games.list_games("waiting", uid, limit=5)
         self.waiting = list(page)
         _, self.open_total = await games.list_games("open", uid, limit=1)
+        self.invited_total = len(getattr(self.summary, "invitations", []))
         selected = self.menu.selected
-        self.menu = Menu(self._items(self.waiting_total, self.open_total, ctx.sound), selected)
+        items = self._items(self.waiting_total, self.open_total, ctx.sound, self.invited_total)
+        self.menu = Menu(items, selected)
 
     async def on_enter(self, ctx: Context) -> None:
         await self.reload(ctx)
@@ -81,9 +102,13 @@ class MainMenu(Screen):
         await self.reload(ctx)
         if notice.kind == "your_turn":
             ctx.status(clean(notice.text) or f"Your turn in game #{notice.game_id}.")
+        elif notice.kind == "invited":
+            ctx.status(f"{clean(notice.text)} — press V to answer")
         return None
 
     async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
+        if isinstance(event, Text) and event.text.strip()[:1].lower() == NEWS_KEY:
+            return Push(NewsScreen(self.news_lines(ctx)))
         item = self.menu.handle(event)
         if item is None:
             return None
@@ -94,6 +119,8 @@ class MainMenu(Screen):
     async def view_games(self, ctx: Context) -> Transition | None:
         from door.ui.screens.lists import GameListScreen
 
+        if self.invited_total:
+            return Push(GameListScreen("invited"))
         return Push(GameListScreen("open" if self.open_total else "active"))
 
     async def play(self, ctx: Context) -> Transition | None:
@@ -146,14 +173,16 @@ class MainMenu(Screen):
         x = canvas.put(2, y, f"Welcome, {name}!", WELCOME_STYLE)
         last = self.last_visit_text(ctx)
         if last:
-            canvas.put(x + 1, y, last, SUMMARY_STYLE)
+            if x + 1 + text_width(last) <= width - 1:
+                canvas.put(x + 1, y, last, SUMMARY_STYLE)
+            else:  # a long name: the figure goes on the next line rather than off the edge
+                y += 1
+                canvas.put(4, y, clip_text(last, width - 5), SUMMARY_STYLE)
         y += 1
-        for line in self.summary_lines():
-            canvas.put(4, y, clip_text(line, width - 6), SUMMARY_STYLE)
-            y += 1
-        for info in self.waiting[:3]:
-            text = f"{ctx.glyphs.bullet} #{info.id} {clean(info.title)}: {clean(info.summary)}"
-            canvas.put(6, y, clip_text(text, width - 8), GAME_STYLE)
+        # (y - 3: the rows a long name pushed the last-visit figure down)
+        room = max(canvas.height - MENU_FIXED_ROWS - len(self.menu.items) - (y - 3), 2)
+        for text, style in self.fitted_lines(ctx, width - 6, room):
+            canvas.put(4, y, text, style)
             y += 1
         y += 1
         canvas.put(2, y, "Main Menu", HEADING_STYLE)
@@ -161,42 +190,49 @@ class MainMenu(Screen):
         self.menu.render(canvas, 2, y, min(width - 4, 74))
 
     def last_visit_text(self, ctx: Context) -> str:
-        """ "Your last visit was 3d ago." (nothing for a first visit)."""
+        """ "Your last visit was 3d ago." (nothing for a first visit): the previous
+        session's login, measured from when this session began, so the figure stays
+        the same all session long."""
         from door.ui.screens.lists import short_span
 
         last = ctx.previous_login
-        if last is None and ctx.user is not None:
-            last = ctx.user.last_login_at
         if last is None:
             return ""
-        span = ctx.services.clock.now() - last
+        began = ctx.visit_started or ctx.services.clock.now()
+        span = began - last
         if span.total_seconds() < 60:
             return ""
         return f"Your last visit was {short_span(span)} ago."
 
-    def summary_lines(self) -> list[str]:
+    def news_lines(self, ctx: Context) -> list[tuple[str, Style]]:
+        """The headline and one sentence per game with news (unwrapped)."""
         s = self.summary
         if s is None:
-            return ["Since your last visit: (loading)"]
-        finished = list(getattr(s, "finished", []))
-        waiting = self.waiting_total
-        moves = int(getattr(s, "moves_against_you", 0))
-        if not moves and not finished and not waiting:
-            return ["Since your last visit: nothing new. Why not B)egin a game?"]
-        parts = []
-        if moves:
-            parts.append(f"{plural(moves, 'move')} made against you")
-        if finished:
-            parts.append(f"{plural(len(finished), 'game')} finished")
-        if waiting:
-            parts.append(f"{plural(waiting, 'game')} waiting for your move")
-        lines = ["Since your last visit: " + " · ".join(parts) + "."]
-        for info in finished[:2]:
-            outcome = getattr(info, "outcome", None)
-            detail = clean(getattr(outcome, "detail", "") or "") if outcome else ""
-            lines.append(f"  Finished: #{info.id} {clean(info.title)} {detail}".rstrip())
+            return [("Since your last visit: (loading)", SUMMARY_STYLE)]
+        now = ctx.services.clock.now()
+        lines = [(headline(s, self.waiting_total), SUMMARY_STYLE)]
+        for item in getattr(s, "news", []):
+            style = INVITE_STYLE if item.invited else GAME_STYLE
+            lines.append((f"{ctx.glyphs.bullet} {news_sentence(item, now)}", style))
         return lines
 
+    def fitted_lines(self, ctx: Context, width: int, room: int) -> list[tuple[str, Style]]:
+        """The news wrapped to ``width`` in at most ``room`` rows: whole items while
+        they fit, then "…and N more" with the key that shows them all."""
+        lines = self.news_lines(ctx)
+        head = [(t, lines[0][1]) for t in wrap(lines[0][0], width)]
+        items = [[(t, style) for t in wrap(text, width, indent=2)] for text, style in lines[1:]]
+        out = head[:room]
+        for i, rows in enumerate(items):
+            left = len(items) - i
+            spare = room - len(out) - len(rows)
+            if spare >= (1 if left > 1 else 0):
+                out.extend(rows)
+                continue
+            out = out[: max(room - 1, 0)]
+            out.append((more_line(left, ctx), MORE_STYLE))
+            break
+        return out
 
 async def toggle_sound(ctx: Context) -> None:
     """Flip the user's sound setting, remember it, and say so."""
@@ -205,3 +241,201 @@ async def toggle_sound(ctx: Context) -> None:
     user = await ctx.services.accounts.update_settings(ctx.user.id, sound=not ctx.sound)
     ctx.set_user(user)
     ctx.status(f"Sound effects are {'ON' if user.settings.sound else 'OFF'}.")
+
+
+# --- the since-your-last-visit sentences ------------------------------------------------
+
+
+def headline(s: Any, waiting: int) -> str:
+    """"Since your last visit: 1 invitation · 3 moves made against you · …"."""
+    invited = len(getattr(s, "invitations", []))
+    finished = list(getattr(s, "finished", []))
+    moves = int(getattr(s, "moves_against_you", 0))
+    news = list(getattr(s, "news", []))
+    if not (invited or moves or finished or waiting or news):
+        return "Since your last visit: nothing new. Why not B)egin a game?"
+    parts = []
+    if invited:
+        parts.append(plural(invited, "invitation"))
+    if moves:
+        parts.append(f"{plural(moves, 'move')} made against you")
+    if finished:
+        parts.append(f"{plural(len(finished), 'game')} finished")
+    if waiting:
+        parts.append(f"{plural(waiting, 'game')} waiting for your move")
+    if not parts:
+        parts.append(plural(len(news), "game") + " with news")
+    return "Since your last visit: " + " · ".join(parts) + "."
+
+
+def more_line(left: int, ctx: Context) -> str:
+    return f"{ctx.glyphs.ellipsis}and {left} more: press N to see them all."
+
+
+def seat_name(info: Any, seat: int | None) -> str:
+    for s in info.seats:
+        if s.seat == seat:
+            return clean(s.name or "a player")
+    return "a player"
+
+
+def opponents(info: Any, my_seat: int | None) -> str:
+    names = [clean(s.name or "?") for s in info.seats if s.seat != my_seat and s.kind != "open"]
+    return " and ".join(names) if len(names) < 3 else ", ".join(names)
+
+
+def shown_move(info: Any, text: str, mover: int, viewer_seat: int | None) -> str:
+    """Seat ``mover``'s move as the player in ``viewer_seat`` should read it. The one
+    place a move of the summary passes through, so the viewer's own point numbering
+    belongs here (each backgammon board is numbered from its viewer's side); for now
+    the mover's notation, cleaned."""
+    return clean(text)
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def result_text(item: Any) -> str:
+    """"you won: Bob resigned a gammon, 2 points" — the end of a finished game as the
+    player ``item.my_seat`` sees it."""
+    info, me = item.info, item.my_seat
+    outcome = info.outcome
+    if info.status == "abandoned" or outcome is None:
+        if item.declined:
+            declined = [s for s in info.seats if s.kind == "reserved" and s.seat != me]
+            who = clean(declined[0].name) if declined and declined[0].name else "a player"
+            return f"{who} declined; the game is cancelled"
+        return "the game was cancelled"
+    winners = tuple(outcome.winners)
+    extra = dict(outcome.extra or {})
+    if info.kind != "backgammon" and outcome.placings and me is not None and me < len(
+        outcome.placings
+    ):
+        place = outcome.placings[me]
+        mine = outcome.scores[me] if me < len(outcome.scores) else None
+        text = "you won" if place == 1 else f"you came {_ordinal(place)} of {len(outcome.placings)}"
+        return text + (f" with {mine} points" if mine is not None else "")
+    if not winners:
+        return "a draw"
+    won = me in winners
+    loser = next((s.seat for s in info.seats if s.seat not in winners), None)
+    other = seat_name(info, loser if won else winners[0])
+    loser_name = "you" if not won else seat_name(info, loser)
+    value = {2: "a gammon", 3: "a backgammon"}.get(int(extra.get("game_value", 1) or 1), "")
+    how = {
+        "normal": f"with {value}" if value else "",
+        "resign": f"{loser_name} resigned" + (f" {value}" if value else ""),
+        "drop": f"{loser_name} dropped the double",
+        "timeout": f"{loser_name} ran out of time",
+        "forfeit": f"{loser_name} forfeited",
+    }.get(outcome.reason, clean(outcome.reason))
+    points = extra.get("points")
+    tail = f", {plural(int(points), 'point')}" if isinstance(points, int) and points else ""
+    head = f"you won against {other}" if won else f"you lost to {other}"
+    return f"{head}{': ' + how if how else ''}{tail}"
+
+
+def news_sentence(item: Any, now: datetime) -> str:
+    """One game's news in a sentence (see :class:`door.services.games.GameNews`)."""
+    from door.services.games.notices import creator_name, game_terms
+    from door.ui.screens.lists import short_span
+
+    info = item.info
+    me = item.my_seat
+    game = f"#{info.id} {clean(info.title)}"
+    if item.invited:
+        terms = game_terms(info.kind, info.options)
+        what = f"{game}" + (f" ({terms})" if terms else "")
+        return f"{clean(creator_name(info))} invites you to {what}: V)iew to answer."
+    parts: list[str] = []
+    movers = {seat for seat, _ in item.moves}
+    over = info.status in ("finished", "abandoned")
+    for seat in item.joined:  # old news once they have moved, or the game is over
+        if seat not in movers and not over:
+            parts.append(f"{seat_name(info, seat)} joined")
+    if item.left:
+        parts.append(plural(len(item.left), "player") + " left")
+    for seat in dict.fromkeys(item.timeouts):
+        whose = "your" if seat == me else f"{seat_name(info, seat)}'s"
+        parts.append(f"{whose} turn timed out")
+    by_mover: dict[int, list[str]] = {}
+    for seat, text in item.moves:
+        by_mover.setdefault(seat, []).append(shown_move(info, text, seat, me))
+    for seat, moves in by_mover.items():
+        if len(moves) == 1:
+            parts.append(f"{seat_name(info, seat)} played {moves[0]}")
+        else:
+            parts.append(f"{seat_name(info, seat)} made {len(moves)} moves, last {moves[-1]}")
+    if over:
+        parts.append(result_text(item))
+    elif item.is_waiting_on_me:
+        due = f" (due in {short_span(info.deadline - now)})" if info.deadline else ""
+        parts.append(f"your turn{due}")
+    elif info.status == "open":
+        free = sum(1 for s in info.seats if s.kind in ("open", "reserved"))
+        parts.append(f"waiting for {plural(free, 'more player')}")
+    against = opponents(info, me)
+    head = f"{game} v {against}" if against else game
+    return f"{head}: " + "; ".join(parts) + "."
+
+
+def wrap(text: str, width: int, indent: int = 0) -> list[str]:
+    """``text`` in lines of at most ``width`` columns, broken at spaces (a word longer
+    than a line is cut); lines after the first start ``indent`` spaces in."""
+    width = max(width, 8)
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        candidate = f"{line} {word}" if line else word
+        if text_width(candidate) <= width or not line.strip():
+            line = candidate if text_width(candidate) <= width else clip_text(candidate, width)
+            continue
+        lines.append(line)
+        line = " " * indent + word
+        if text_width(line) > width:
+            line = clip_text(line, width)
+    if line:
+        lines.append(line)
+    return lines or [""]
+
+
+class NewsScreen(Screen):
+    """Everything the main menu's summary holds, wrapped, a page at a time."""
+
+    title = "door — Since your last visit"
+    key_help = "Up/Down PgUp/PgDn: scroll · Q)uit or Esc: back to the menu"
+
+    def __init__(self, lines: list[tuple[str, Style]]) -> None:
+        self.lines = lines
+        self.top = 0
+        self.width = 76
+
+    def rows(self, width: int) -> list[tuple[str, Style]]:
+        out: list[tuple[str, Style]] = []
+        for i, (text, style) in enumerate(self.lines):
+            out.extend((t, style) for t in wrap(text, width, indent=2 if i else 0))
+        return out
+
+    async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
+        from door.ui.screen import Pop
+
+        page = max(max(ctx.caps.height, 24) - 4, 1)
+        if isinstance(event, Text) and event.text.strip()[:1].lower() == "q":
+            return Pop()
+        if isinstance(event, Key):
+            step = {"up": -1, "down": 1, "pgup": -page, "pgdn": page}.get(event.name)
+            if event.name == "escape":
+                return Pop()
+            if step is not None:
+                last = max(len(self.rows(self.width)) - page, 0)
+                self.top = min(max(self.top + step, 0), last)
+        return None
+
+    def render(self, canvas: Canvas, ctx: Context) -> None:
+        draw_chrome(canvas, ctx, self.title, self.key_help)
+        self.width = canvas.width - 4
+        rows = self.rows(self.width)
+        room = canvas.height - 4
+        for y, (text, style) in enumerate(rows[self.top : self.top + room], start=2):
+            canvas.put(2, y, text, style)

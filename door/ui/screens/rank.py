@@ -108,6 +108,10 @@ class RankScreen(KeyedScreen):
         self.view.render(canvas, 1, 4, canvas.width - 2, header, self.row,
                          "Nobody has finished a game of this kind yet.")  # fmt: skip
         y = canvas.height - 4
+        if self.kind is not None:  # what the ratings count (money games do not)
+            from door.services.ratings import rank_note
+
+            canvas.put(2, y + 1, clip_text(rank_note(self.kind), canvas.width - 4), NOTE_STYLE)
         if self.mine is not None:
             text = f"You: {self.row(self.mine).strip()}"
             canvas.put(2, y, clip_text(text, canvas.width - 4), YOU_STYLE)

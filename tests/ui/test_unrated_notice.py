@@ -1,0 +1,27 @@
+"""Money games are unrated (FIBS's convention), and the player is told so where a game is
+begun and on the rank screen."""
+
+from __future__ import annotations
+
+from door.services.accounts import User
+from tests.ui.conftest import StartSession
+
+
+async def test_the_begin_screen_says_a_money_game_is_not_rated(
+    start_session: StartSession, alice: User
+) -> None:
+    r = await start_session(alice, start="backgammon")
+    assert "Rated: the result counts on R)ank." in r.term.display_text()
+    r.term.type("a")  # the match length
+    r.term.press("backspace")
+    r.term.type("0")
+    r.term.press("enter")
+    await r.term.settle()
+    assert "Money game: not rated" in r.term.display_text()
+
+
+async def test_the_rank_screen_says_money_games_are_not_rated(
+    start_session: StartSession, alice: User
+) -> None:
+    r = await start_session(alice, start="rank")
+    assert "Ratings count matches; money games are not rated." in r.term.display_text()
