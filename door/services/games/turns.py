@@ -31,6 +31,18 @@ class Turns:
         """Play ``move_text`` for ``user_id``, then draw whatever chance follows; one
         transaction. Raises StaleVersionError / NotYourTurnError / GameClosedError / the
         rules' errors (nothing is written when anything is refused)."""
+        return await self._play(game_id, user_id, move_text, expected_version)
+
+    async def _play(
+        self,
+        game_id: int,
+        user_id: int,
+        move_text: str,
+        expected_version: int,
+        only_kind: str | None = None,
+    ) -> GameSnapshot:
+        """``submit``; ``only_kind``: refuse a game of another kind (checked in the
+        transaction, after the actor's ban)."""
         if not isinstance(move_text, str) or not move_text.strip():
             raise InvalidMoveError("type a move")
         if len(move_text) > MAX_MOVE_TEXT:
@@ -41,6 +53,10 @@ class Turns:
         change = Change(game_id, moved=True, actor=user_id)
 
         def move(repo: Repository, loaded: Loaded) -> GameSnapshot:
+            if only_kind is not None and loaded.game.kind != only_kind:
+                raise InvalidMoveError(
+                    "this game has no resignation offers; X resigns and leaves it"
+                )
             core.check_active(loaded.game)
             if loaded.game.version != expected_version:
                 raise StaleVersionError(core.snapshot(loaded, user_id))
@@ -76,12 +92,8 @@ class Turns:
         other. Raises as :meth:`submit` does."""
         if level not in RESIGN_LEVELS:
             raise InvalidMoveError("offer to resign a single, gammon or backgammon")
-        snap = await self.lobby.get(game_id, user_id)
-        if snap.info.kind != "backgammon":
-            raise InvalidMoveError(
-                "this game has no resignation offers; X resigns and leaves it"
-            )
-        return await self.submit(game_id, user_id, f"resign {level}", expected_version)
+        text = f"resign {level}"
+        return await self._play(game_id, user_id, text, expected_version, "backgammon")
 
     async def resign(
         self, game_id: int, user_id: int, expected_version: int | None = None
