@@ -24,6 +24,7 @@ async def test_x_on_your_turn_offers_single_gammon_backgammon_or_the_match(
     for label in ("S)ingle", "G)ammon", "B)ackgammon", "M)atch", "N)o"):
         assert label in keys
     assert "Offer to lose this game" in r.term.display_text()
+    assert "or M) resign the whole match?" in r.term.display_text()
 
 
 async def test_choosing_gammon_sends_the_offer_and_says_who_answers_it(
@@ -58,7 +59,7 @@ async def test_the_opponent_accepts_a_gammon_offer_and_wins_two_points(
     r2 = await start_session(other, start=f"game:{gid}")
     text = r2.term.display_text()
     assert "Offered: resign a gammon." in text
-    assert f"{mover.name} gives up this game" in text
+    assert f"by {mover.name} (this game)" in text
     assert "A)ccept" in r2.term.row(23) and "R)eject" in r2.term.row(23)
     r2.term.type("a")
     await r2.term.settle()
@@ -157,3 +158,21 @@ async def test_no_x_resign_once_the_spectrangle_game_is_over(
     r.term.type("x")
     await r.term.settle()
     assert "Resign and leave" not in r.term.display_text()
+
+
+async def test_an_offer_made_while_the_opponent_watches_shows_up_live(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob, FIVE_NO_CUBE)
+    users = {0: alice, 1: bob}
+    state = await state_of(services, gid)
+    mover, other = users[state.turn], users[1 - state.turn]
+    r2 = await start_session(other, start=f"game:{gid}")
+    assert "A)ccept" not in r2.term.row(23)
+    r = await start_session(mover, start=f"game:{gid}")
+    r.term.type("x")
+    await r.term.settle()
+    r.term.type("b")
+    await r.term.settle()
+    await r2.term.wait_for("Offered: resign a backgammon.")
+    assert "A)ccept" in r2.term.row(23) and "R)eject" in r2.term.row(23)

@@ -793,11 +793,11 @@ class BackgammonScreen(GameScreenBase):
                 level = RESIGN_WORDS.get(state.resign_level, "single")
                 canvas.put(x, y, clip_text(f"Offered: resign a {level}.", w), LOUD)
                 offerer = self.name_of(1 - self.viewer, 12)
-                line = f"{offerer} gives up this game: A)ccept or R)eject"
-                canvas.put(x, y + 1, clip_text(line, w), TEXT)
+                canvas.put(x, y + 1, clip_text(f"by {offerer} (this game)", w), TEXT)
+                canvas.put(x, y + 2, clip_text("A)ccept or R)eject?", w), TEXT)
         elif self.my_seat is not None and state.phase == RESIGNING and info.status == "active":
             level = RESIGN_WORDS.get(state.resign_level, "single")
-            canvas.put(x, y, clip_text(f"You offered to resign a {level};", w), LOUD)
+            canvas.put(x, y, clip_text(f"You offered a {level};", w), LOUD)
             canvas.put(x, y + 1, clip_text("waiting for the answer.", w), TEXT)
         if self.hints:
             canvas.put(x, 11, "Hints:", HEADING_STYLE)

@@ -154,10 +154,12 @@ class ResignChoice(Overlay):
 
     def draw_over(self, canvas: Canvas, ctx: Context) -> None:
         y = self.under.prompt_row(canvas)
-        line = "Offer to lose this game as a single (1x the cube), gammon (2x) or backgammon (3x),"
-        canvas.put(1, y, clip_text(line, canvas.width - 2), PROMPT_STYLE)
-        rest = "or resign the whole match?"
-        canvas.put(1, y + 1, clip_text(rest, canvas.width - 2), PROMPT_STYLE)
+        lines = (
+            "Offer to lose this game as a S)ingle, G)ammon or B)ackgammon (1, 2 or 3 times",
+            "the stake; your opponent accepts or rejects), or M) resign the whole match?",
+        )
+        for i, line in enumerate(lines):
+            canvas.put(1, y + i, clip_text(line, canvas.width - 2), PROMPT_STYLE)
 
     async def level(self, ctx: Context, key: str) -> Transition | None:
         await self.offer(ctx, {"s": "single", "g": "gammon", "b": "backgammon"}[key])
