@@ -58,8 +58,10 @@ def option_value(value: Any, key: str = "") -> str:
         return "yes" if value else "no"
     if key == "match_length" and isinstance(value, int):
         if value == 0:
-            return "Money game (one game for the stake, no match)"
-        return f"{value} point{'s' if value != 1 else ''}"
+            return "Money game (one game, no match)"
+        if value == 1:
+            return "1 point (one game, so no cube)"
+        return f"{value} points"
     return clean(value, 20)
 
 
