@@ -86,7 +86,9 @@ def key_path(screen: Any, target: int) -> list[str]:
         if spot == target:
             return path
         for direction in ("left", "right", "up", "down"):
-            nxt = move_cursor(spot, direction, screen.colour, top)
+            nxt = move_cursor(
+                spot, direction, screen.colour, top, bar_stop=screen.bar_is_a_stop()
+            )
             if nxt not in seen:
                 seen.add(nxt)
                 queue.append((nxt, [*path, direction]))

@@ -20,7 +20,20 @@ from door.games.base import Refusal
 from door.ui.caches import RenderCaches
 from door.ui.canvas import Canvas, diff
 from door.ui.glyphs import glyphs
-from door.ui.screen import Context, Pop, Push, Quit, Replace, Screen, Transition, clean
+from door.ui.screen import (
+    LAYOUT_SIZE,
+    Context,
+    Pop,
+    Push,
+    Quit,
+    Replace,
+    Screen,
+    Transition,
+    clean,
+    fit_view,
+    is_too_small,
+    too_small_view,
+)
 from door.ui.terminal import Caps, Encoding, Hangup, InputEvent, Key, Resize, Terminal, Text
 
 if TYPE_CHECKING:
@@ -35,8 +48,6 @@ BUG_MESSAGE = "Something went wrong on our side; nothing was lost."
 
 T = TypeVar("T")
 
-MIN_WIDTH = 80
-MIN_HEIGHT = 24
 TYPE_AHEAD = 16
 """Text of up to this many characters in one event is handled one key at a time."""
 
@@ -110,26 +121,30 @@ class Session:
         """Draw the top screen and send what changed."""
         caps = self.terminal.caps
         w, h = caps.width, caps.height
-        width, height = max(w, MIN_WIDTH), max(h, MIN_HEIGHT)
+        if is_too_small(w, h):
+            self._show(too_small_view(self.ctx, w, h), None)
+            return
+        width, height = max(w, LAYOUT_SIZE[0]), max(h, LAYOUT_SIZE[1])
         canvas = self._spare
         self._spare = None
         if canvas is not None and canvas.width == width and canvas.height == height:
             canvas.clear()  # see Canvas.clear: reused rows spare the garbage collector
         else:
             canvas = self.ctx.caches.canvas(width, height)
+        self.ctx.chrome = None
         if self.stack:
             self.stack[-1].render(canvas, self.ctx)
-        # A terminal smaller than 80×24 gets the top-left of the 80×24 screen.
-        view = (
-            canvas
-            if (w >= MIN_WIDTH and h >= MIN_HEIGHT)
-            else canvas.crop(min(w, canvas.width), min(h, canvas.height))
-        )
+        # A terminal smaller than the layout sees its body cropped, with the title, the
+        # status and the key help drawn again at the terminal's own size.
+        view = canvas if (w >= width and h >= height) else fit_view(canvas, self.ctx, w, h)
+        self._show(view, canvas)
+
+    def _show(self, view: Canvas, canvas: Canvas | None) -> None:
         out = diff(self.previous, view, self.ctx.caps)
         if out:
             self.terminal.write(out)
-        # The frame the far end showed until now is drawn over next time (a cropped
-        # view leaves the full-size canvas itself free).
+        # The frame the far end showed until now is drawn over next time (a fitted view
+        # leaves the full-size canvas itself free).
         self._spare = self.previous if view is canvas else canvas
         self.previous = view
 
@@ -336,6 +351,9 @@ class Session:
             return True
         if not self.stack:
             return False
+        caps = self.terminal.caps
+        if is_too_small(caps.width, caps.height) and isinstance(event, Key | Text):
+            return True  # nothing of the screen is shown: a key would act unseen
         if isinstance(event, Text) and 1 < len(event.text) <= TYPE_AHEAD:
             # A few keys that arrived in one read (typed ahead, or bunched by a laggy
             # link) are separate key presses: a menu acts on one letter per event, so

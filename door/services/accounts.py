@@ -58,6 +58,14 @@ class UserSettings:
     sound: bool = True
     charset: Literal["auto", "cp437", "utf-8"] = "auto"
     color: bool = True
+    step_delay: float = 0.6
+    """Seconds between the pictures when a backgammon turn is played back (V)iew, or a
+    move arriving while you look); 0 steps only by hand."""
+
+
+STEP_DELAYS = (0.3, 0.6, 1.0, 1.5, 0.0)
+"""The playback speeds the settings screen offers, in its order (0 = by hand)."""
+MAX_STEP_DELAY = 5.0
 
 
 @dataclass(frozen=True)
@@ -256,11 +264,19 @@ def _settings_from(raw: JSONObject) -> UserSettings:
         sound=bool(raw.get("sound", base.sound)),
         charset=charset if charset in CHARSETS else "auto",  # type: ignore[arg-type]
         color=bool(raw.get("color", base.color)),
+        step_delay=_step_delay(raw.get("step_delay", base.step_delay), base.step_delay),
     )
 
 
+def _step_delay(value: object, default: float) -> float:
+    """A stored playback delay, or ``default`` when it is not a sensible number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    return float(value) if 0 <= value <= MAX_STEP_DELAY else default
+
+
 def _settings_to(s: UserSettings) -> JSONObject:
-    return {"sound": s.sound, "charset": s.charset, "color": s.color}
+    return {"sound": s.sound, "charset": s.charset, "color": s.color, "step_delay": s.step_delay}
 
 
 def user_from_record(row: UserRecord) -> User:
@@ -665,8 +681,9 @@ class Accounts:
     # --- settings and logins -------------------------------------------------------------
 
     async def update_settings(self, user_id: int, **changes: Any) -> User:
-        """Change some of ``sound``, ``charset``, ``color``; returns the updated user."""
-        known = {"sound", "charset", "color"}
+        """Change some of ``sound``, ``charset``, ``color``, ``step_delay``; returns the
+        updated user."""
+        known = {"sound", "charset", "color", "step_delay"}
         unknown = set(changes) - known
         if unknown:
             raise AccountError(f"unknown setting(s): {', '.join(sorted(unknown))}")
@@ -675,6 +692,13 @@ class Accounts:
                 raise AccountError(f"{key} must be on or off")
         if "charset" in changes and changes["charset"] not in CHARSETS:
             raise AccountError("charset must be auto, cp437 or utf-8")
+        if "step_delay" in changes:
+            delay = changes["step_delay"]
+            if isinstance(delay, bool) or not isinstance(delay, int | float):
+                raise AccountError("the playback delay must be a number of seconds")
+            if not 0 <= delay <= MAX_STEP_DELAY:
+                raise AccountError(f"the playback delay must be 0 to {MAX_STEP_DELAY:g} seconds")
+            changes["step_delay"] = float(delay)
 
         def action(repo: Repository) -> User:
             row = _acting(repo, user_id)

@@ -90,6 +90,8 @@ class BotBrains:
         self._build_lock = threading.Lock()  # building an engine takes up to a second
         self.warmed = False
         """True once :meth:`warm_up` has run."""
+        self.hints_warmed = False
+        """True once :meth:`warm_hints` has run (or :meth:`warm_up`, which covers it)."""
 
     @property
     def loaded(self) -> bool:
@@ -125,6 +127,18 @@ class BotBrains:
         for level, _ in bgengine.BG_LEVELS:
             self.engine(level).rank_plays(opening)
         self.warmed = True
+
+    def warm_hints(self, kind: str) -> None:
+        """Build what :meth:`hint` uses for ``kind`` and run it once (backgammon: the
+        expert engine's networks), so a player's first hint does not wait for loading."""
+        if kind != "backgammon":
+            return
+        from door.games.backgammon.rules import BackgammonRules
+
+        rules = BackgammonRules()
+        opening = rules.apply_chance(rules.new_game(2, {"match_length": 0}), (3, 1))
+        self.engine("bg-expert").hint(opening, 1)
+        self.hints_warmed = True
 
     def choose(self, kind: str, level: str, state: Any) -> str:
         """The move text ``level`` plays in ``state`` (for the seat to act)."""
@@ -244,6 +258,7 @@ class BotRunner:
         self._bot_ids: dict[str, int] = {}
         self._ready: asyncio.Event | None = None
         self._warming: asyncio.Task[None] | None = None
+        self._preparing_hints: asyncio.Task[None] | None = None
         self._reviews: OrderedDict[tuple[int, int, int], bgengine.GameReview] = OrderedDict()
         self._reviewing: dict[tuple[int, int, int], asyncio.Task[bgengine.GameReview]] = {}
         self._review_slot = asyncio.Semaphore(1)
@@ -292,6 +307,7 @@ class BotRunner:
                 await review
         self._tasks.clear()
         self._warming = None
+        self._preparing_hints = None
 
     async def idle(self, timeout: float = 30.0) -> None:
         """Wait until no bot has a move queued or in hand (for tests and the benchmark)."""
@@ -356,6 +372,27 @@ class BotRunner:
             self._warm_up_soon()
         if _bot_to_act(snapshot.info) is not None:
             self._wake(snapshot.info.id)
+
+    def prepare_hints(self, kind: str) -> asyncio.Task[None] | None:
+        """Load what a hint for ``kind`` needs in a worker thread, once, before anyone asks
+        (a backgammon game screen that offers hints calls this as it opens): the first
+        hint then answers in tens of milliseconds, not the second the networks take to
+        load. Returns the loading task while it runs, else ``None``."""
+        if kind != "backgammon" or self.brains.hints_warmed or self.brains.warmed:
+            return None
+        if self._preparing_hints is None:
+
+            async def prepare() -> None:
+                try:
+                    await asyncio.to_thread(self.brains.warm_hints, kind)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("loading the backgammon engine for hints failed")
+
+            self._preparing_hints = asyncio.create_task(prepare(), name="door-hints-warm-up")
+            self._tasks.append(self._preparing_hints)
+        return self._preparing_hints
 
     def _warm_up_soon(self) -> None:
         """Load the backgammon engines in a worker thread, once, now that a backgammon

@@ -159,7 +159,10 @@ class Canvas:
     """A ``width`` × ``height`` grid of cells, blank (space, default style) at first.
 
     ``cursor`` is where the terminal cursor should be shown after a flush (``None``
-    hides it), e.g. at the end of a line being typed. ``styles`` is the style table its
+    hides it), e.g. at the end of a line being typed. ``focus`` is a row that must stay in
+    sight when a terminal smaller than the layout shows only part of it (a question, the
+    highlighted list row); the cursor's row counts too. ``prompt`` is a question's row:
+    kept in sight like ``focus`` and word-wrapped there when cut. ``styles`` is the style table its
     cells' styles are made canonical in (a new one if not given; canvases that are
     compared or copied between should share one).
     """
@@ -171,6 +174,8 @@ class Canvas:
         self.height = height
         self.styles = styles if styles is not None else StyleTable()
         self.cursor: tuple[int, int] | None = None
+        self.focus: int | None = None
+        self.prompt: int | None = None
         self._rows: list[list[Cell]] = [[(" ", DEFAULT)] * width for _ in range(height)]
         # Whether a wide glyph was ever drawn: rows of narrow glyphs only let ``diff``
         # compare cell by cell without working out glyph units.
@@ -189,6 +194,8 @@ class Canvas:
         for row in self._rows:
             row[:] = blank
         self.cursor = None
+        self.focus = None
+        self.prompt = None
         self._wide = False
 
     # --- drawing -----------------------------------------------------------------

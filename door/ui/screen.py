@@ -6,15 +6,24 @@ answers with a :class:`Transition` (or ``None`` to stay). Screens never write to
 terminal and never await input: the session (``door/session.py``) does both.
 
 Layout every screen shares (helpers below): row 0 is the title bar, the last row the
-one-line key help, the row above it the status message (``ctx.status``).
+key help (two or three rows when it does not fit in one), the row above it the status
+message (``ctx.status``).
+
+Screens lay out for at least :data:`LAYOUT_SIZE`. A smaller terminal (down to
+:data:`MIN_SIZE`) gets :func:`fit_view`: the layout's body cropped and scrolled to keep its
+focus row in sight, ``»`` where a row is cut on the right, and the title, status and key
+help drawn again at the terminal's own size, so they are never lost. Below
+:data:`MIN_SIZE` the terminal gets :func:`too_small_view`, a plain sentence saying so.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from door.ui.caches import RenderCaches
@@ -48,6 +57,15 @@ DIM_STYLE = Style(fg=CYAN)
 HEADING_STYLE = Style(fg=YELLOW, bold=True)
 KEY_STYLE = Style(fg=YELLOW, bold=True)
 SELECTED_STYLE = Style(fg=BLACK, bg=WHITE, reverse=False)
+CUT_STYLE = Style(fg=YELLOW, bold=True)
+
+LAYOUT_SIZE = (80, 24)
+"""The size every screen lays out for; a smaller terminal sees part of it (``fit_view``)."""
+MIN_SIZE = (40, 15)
+"""The smallest terminal door draws screens on; below it ``too_small_view`` says so."""
+CUT_MARK = "»"
+"""Shown in the last column of a row cut on the right (CP437 has it too)."""
+HELP_ROWS_MAX = 3
 
 
 def clean(text: object, limit: int | None = None) -> str:
@@ -141,6 +159,8 @@ class Context:
         self.caps = caps
         self.glyphs = glyphs
         self.message: str | None = None
+        self.chrome: tuple[str, str] | None = None
+        """(title, key help) of the frame being drawn, as ``draw_chrome`` last drew it."""
         self.previous_login: Any = None
         """The previous session's login (None: a first visit), fixed when this one began."""
         self.visit_started: Any = None
@@ -216,20 +236,57 @@ class Screen:
 def draw_title(canvas: Canvas, ctx: Context, title: str, right: str = "") -> None:
     """Row 0: the title on the left, ``right`` (e.g. the user's name) on the right."""
     canvas.fill(0, 0, canvas.width, 1, " ", TITLE_STYLE)
-    canvas.put(1, 0, clip_text(clean(title), canvas.width - 2), TITLE_STYLE)
+    title = clean(title)
     if right:
-        r = clip_text(clean(right), max(canvas.width // 2 - 2, 0))
+        # The name (up to 20 letters) whole when there is room beside the title, and
+        # on a narrow terminal at least half the row.
+        room = max(canvas.width - 4 - text_width(title), canvas.width // 2 - 2, 0)
+        r = clip_text(clean(right), room)
         canvas.put(canvas.width - 1 - text_width(r), 0, r, TITLE_STYLE)
+        title = clip_text(title, max(canvas.width - 4 - text_width(r), 0))
+    canvas.put(1, 0, clip_text(title, canvas.width - 2), TITLE_STYLE)
 
 
-def draw_help(canvas: Canvas, ctx: Context, text: str) -> None:
-    """The last row: the one-line key help. Keys written as ``[X]`` or ``X)`` show in
-    the key colour."""
+def help_lines(text: str, width: int) -> list[str]:
+    """The key help ``text`` as the rows it takes at ``width`` columns: one when it fits,
+    else its items (separated by two or more spaces) packed into up to
+    :data:`HELP_ROWS_MAX` rows, so no key is cut off."""
+    text = clean(text)
+    room = max(width - 2, 1)
+    if text_width(text) <= room:
+        return [text]
+    lines: list[str] = []
+    cur = ""
+    for item in re.split(r" {2,}| · ", text.strip()):
+        # An item too long for a row of its own is broken between words.
+        pieces = [item] if text_width(item) <= room else item.split(" ")
+        for j, piece in enumerate(pieces):
+            sep = " " if j else "  "
+            joined = f"{cur}{sep}{piece}" if cur else piece
+            if cur and text_width(joined) > room:
+                lines.append(cur)
+                cur = piece
+            else:
+                cur = joined
+    if cur:
+        lines.append(cur)
+    if len(lines) > HELP_ROWS_MAX:
+        lines = [*lines[: HELP_ROWS_MAX - 1], "  ".join(lines[HELP_ROWS_MAX - 1 :])]
+    return [clip_text(line, room) for line in lines]
+
+
+def draw_help(canvas: Canvas, ctx: Context, text: str) -> int:
+    """The last row (or rows, see ``help_lines``): the key help. Keys written as ``[X]``
+    or ``X)`` show in the key colour. Returns the number of rows used."""
     # Every screen draws this row on every key, and it is the same text most of the time.
     caches = ctx.caches
     width = canvas.width
-    row = caches.help_rows.get((text, width), lambda: _help_row(text, width, caches))
-    canvas.copy_rows(row, canvas.height - 1, 1, source_top=0)
+    lines = help_lines(text, width)
+    top = canvas.height - len(lines)
+    for i, line in enumerate(lines):
+        row = caches.help_rows.get((line, width), partial(_help_row, line, width, caches))
+        canvas.copy_rows(row, top + i, 1, source_top=0)
+    return len(lines)
 
 
 def _help_row(text: str, width: int, caches: RenderCaches) -> Canvas:
@@ -249,20 +306,133 @@ def _help_row(text: str, width: int, caches: RenderCaches) -> Canvas:
     return canvas
 
 
-def draw_status(canvas: Canvas, ctx: Context) -> None:
+def draw_status(canvas: Canvas, ctx: Context, help_rows: int = 1) -> None:
     """The row above the help: the pending status message, if any."""
     if ctx.message:
-        y = canvas.height - 2
+        y = canvas.height - 1 - help_rows
         canvas.fill(0, y, canvas.width, 1, " ")
         canvas.put(1, y, clip_text(ctx.message, canvas.width - 2), STATUS_STYLE)
 
 
 def draw_chrome(canvas: Canvas, ctx: Context, title: str, key_help: str) -> None:
     """Title bar, status line and key help: the frame every screen shares."""
+    ctx.chrome = (title, key_help)
     right = ctx.user.name if ctx.user is not None else ""
     left = ctx.time_left_text()
     if left:
         right = f"{left} · {right}" if right else left
     draw_title(canvas, ctx, title, right)
-    draw_status(canvas, ctx)
+    draw_status(canvas, ctx, len(help_lines(key_help, canvas.width)))
     draw_help(canvas, ctx, key_help)
+
+
+# --- terminals smaller than the layout --------------------------------------------------
+
+
+def is_too_small(width: int, height: int) -> bool:
+    """True when a terminal is below :data:`MIN_SIZE`."""
+    return width < MIN_SIZE[0] or height < MIN_SIZE[1]
+
+
+def too_small_view(ctx: Context, width: int, height: int) -> Canvas:
+    """A terminal below :data:`MIN_SIZE`: the sentence that says so, wrapped to fit."""
+    view = ctx.caches.canvas(max(width, 1), max(height, 1))
+    text = (
+        f"Your terminal is {width}×{height}; door needs at least "
+        f"{MIN_SIZE[0]}×{MIN_SIZE[1]}. Make the window larger to go on."
+    )
+    lines: list[str] = []
+    cur = ""
+    for word in text.split():
+        joined = f"{cur} {word}" if cur else word
+        if cur and len(joined) > width:
+            lines.append(cur)
+            cur = word
+        else:
+            cur = joined
+    lines.append(cur)
+    for y, line in enumerate(lines[:height]):
+        view.put(0, y, line, STATUS_STYLE)
+    return view
+
+
+def _wrapped_focus(canvas: Canvas, focus: int | None, width: int) -> list[tuple[str, Style]]:
+    """The focus row's text word-wrapped to ``width`` (with its first glyph's style), or
+    nothing when it fits."""
+    if focus is None or not 0 <= focus < canvas.height:
+        return []
+    cells = canvas.row_cells(focus)
+    if not any(ch.strip() for ch, _ in cells[width:]):
+        return []
+    text = "".join(ch for ch, _ in cells).strip()
+    style = next((st for ch, st in cells if ch.strip()), TEXT_STYLE)
+    lines: list[str] = []
+    cur = ""
+    for word in text.split():
+        joined = f"{cur} {word}" if cur else word
+        if cur and text_width(joined) > width - 2:
+            lines.append(cur)
+            cur = word
+        else:
+            cur = joined
+    lines.append(cur)
+    return [(clip_text(line, width - 2), style) for line in lines[:3]]
+
+
+def fit_view(canvas: Canvas, ctx: Context, width: int, height: int) -> Canvas:
+    """What a ``width`` × ``height`` terminal shows of ``canvas`` (drawn at the layout
+    size): the title, status and key help drawn again at the terminal's size, and between
+    them as many of the layout's body rows as fit, scrolled down just far enough to keep
+    ``canvas.focus`` (or the cursor's row, or ``canvas.prompt``, a question that is
+    word-wrapped if it is cut) in sight. A row cut on the right ends in :data:`CUT_MARK`."""
+    view = ctx.caches.canvas(width, height)
+    chrome = ctx.chrome
+    help_rows = len(help_lines(chrome[1], width)) if chrome is not None else 0
+    status_rows = 1 if chrome is not None else 0
+    first = 1 if chrome is not None else 0
+    body = max(height - first - help_rows - status_rows, 1)
+    # The layout's own body: under its title, above its status and help rows.
+    src_end = canvas.height - 2 if chrome is not None else canvas.height
+    if chrome is not None:
+        src_end = canvas.height - 1 - len(help_lines(chrome[1], canvas.width))
+    focus = canvas.focus
+    wrapped: list[tuple[str, Style]] = []
+    if canvas.cursor is not None:
+        focus = canvas.cursor[1]
+    elif canvas.prompt is not None:
+        # A question cut on the right is wrapped onto the rows under it.
+        focus = canvas.prompt
+        wrapped = _wrapped_focus(canvas, focus, width)
+    need = focus + len(wrapped) - 1 if (focus is not None and wrapped) else focus
+    top = first
+    if need is not None and need >= top + body:
+        top = min(need - body + 1, max(src_end - body, first))
+    for i in range(body):
+        src = top + i
+        if src >= src_end:
+            break
+        y = first + i
+        cells = canvas.row_cells(src)
+        for x in range(width):
+            ch, style = cells[x]
+            if ch:
+                view.put(x, y, ch, style)
+        if any(ch.strip() for ch, _ in cells[width:]):
+            view.put(width - 1, y, CUT_MARK, CUT_STYLE)
+    if wrapped and focus is not None:
+        for i, (line, style) in enumerate(wrapped):
+            y = focus - top + first + i
+            if first <= y < first + body:
+                view.fill(0, y, width, 1, " ")
+                view.put(1, y, line, style)
+    if canvas.cursor is not None:
+        cx, cy = canvas.cursor
+        if cx < width and top <= cy < top + body:
+            view.cursor = (cx, cy - top + first)
+    if chrome is not None:
+        title, key_help = chrome
+        right = ctx.user.name if ctx.user is not None else ""
+        draw_title(view, ctx, title, right)
+        draw_status(view, ctx, help_rows)
+        draw_help(view, ctx, key_help)
+    return view

@@ -118,6 +118,8 @@ class Menu:
             canvas.put(cx + 1, row, clip_text(label, max(room, 0)), base)
             if note:
                 canvas.put(x + width - 1 - text_width(note), row, note, base)
+            if selected:
+                canvas.focus = row  # kept in sight on a small terminal
         return len(self.items)
 
 
@@ -306,5 +308,65 @@ class ListView(Generic[T]):
             style = LIST_SELECTED if i == self.selected else LIST_STYLE
             canvas.fill(x, y + 1 + i, width, 1, " ", style)
             canvas.put(x, y + 1 + i, clip_text(clean(format_row(item)), width), style)
+        if self.items:
+            canvas.focus = y + 1 + self.selected  # kept in sight on a small terminal
         footer = f"Page {self.page} of {self.pages}  ({self.total} in all)"
         canvas.put(x, y + 2 + self.page_size, clip_text(footer, width), LIST_FOOTER)
+
+
+def abbreviate(name: str, width: int) -> str:
+    """``name`` in at most ``width`` columns: whole when it fits, else its start, ``…``
+    and its end (where names that share a prefix, like the bots' ``spectrangle-expert``
+    and ``spectrangle-easy``, differ)."""
+    if text_width(name) <= width:
+        return name
+    if width <= 1:
+        return name[:width]
+    head = min(4, (width - 1) // 3)
+    tail = width - 1 - head
+    return name[:head] + "…" + (name[-tail:] if tail > 0 else "")
+
+
+def short_names(names: Sequence[str], width: int) -> list[str]:
+    """Every name of ``names`` in at most ``width`` columns (see :func:`abbreviate`),
+    never two different names shown alike: a clash keeps more of their ends."""
+    out = [abbreviate(n, width) for n in names]
+    for i, shown in enumerate(out):
+        for j in range(i + 1, len(out)):
+            if out[j] == shown and names[j] != names[i]:
+                # Same start and end: show the ends only, which then differ (or the
+                # names are equal up to width, where nothing shorter could help).
+                out[i] = "…" + names[i][-(width - 1) :]
+                out[j] = "…" + names[j][-(width - 1) :]
+    return out
+
+
+def fit_names(names: Sequence[str], room: int, sep: str = " v ") -> str:
+    """``names`` joined by ``sep`` in at most ``room`` columns: whole when they fit, else
+    the longest shortened first (see :func:`abbreviate`), never two shown alike."""
+    widths = [text_width(n) for n in names]
+    need = sum(widths) + len(sep) * max(len(names) - 1, 0)
+    while need > room and max(widths, default=0) > 4:
+        i = widths.index(max(widths))
+        widths[i] -= 1
+        need -= 1
+    shown = [abbreviate(n, w) for n, w in zip(names, widths, strict=True)]
+    if len(set(shown)) < len(set(names)):
+        shown = short_names(names, max(min(widths), 4))
+    return clip_text(sep.join(shown), room)
+
+
+def fit_phrases(text: str, room: int) -> str:
+    """``text`` in ``room`` columns, dropping whole trailing ``", "`` phrases before
+    cutting one ("5-pt match, 2-1, Black to roll" → "5-pt match, 2-1")."""
+    parts = text.split(", ")
+    while len(parts) > 1 and text_width(", ".join(parts)) > room:
+        parts.pop()
+    out = ", ".join(parts)
+    if text_width(out) <= room:
+        return out
+    # One phrase too long: whole words and "…" ("drawing pieces…"), never half a word.
+    words = out.split(" ")
+    while len(words) > 1 and text_width(" ".join(words)) > room - 1:
+        words.pop()
+    return clip_text(" ".join(words), room - 1) + "…"

@@ -91,7 +91,7 @@ def cursor_keys(state: BackgammonState) -> tuple[list[bytes], str]:
                     spot, top = s, t
                     return
                 for d in ARROW:
-                    s2, t2 = bgb.move_cursor(s, d, col, t)
+                    s2, t2 = bgb.move_cursor(s, d, col, t, bar_stop=False)
                     if (s2, t2) not in seen:
                         seen.add((s2, t2))
                         nxt.append((s2, t2, [*path, d]))

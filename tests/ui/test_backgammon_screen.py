@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from door.games.backgammon.notation import from_viewpoint
 from door.games.backgammon.partial import PartialPlay
 from door.games.backgammon.position import MOVING, BackgammonState
 from door.games.backgammon.rules import BackgammonRules
@@ -47,8 +48,11 @@ def colour(seat: int) -> str:
     return bgb.WHITE_SIDE if seat == 0 else bgb.BLACK_SIDE
 
 
-def keys_between(start: int, top: bool, goal: int, col: str) -> list[str]:
-    """The shortest arrow-key path for the cursor from ``start`` to ``goal``."""
+def keys_between(
+    start: int, top: bool, goal: int, col: str, bar_stop: bool = False
+) -> list[str]:
+    """The shortest arrow-key path for the cursor from ``start`` to ``goal`` (the bar is a
+    stop only with ``bar_stop``: while the mover has a checker on it)."""
     frontier: list[tuple[int, bool, list[str]]] = [(start, top, [])]
     seen = {(start, top)}
     while frontier:
@@ -57,7 +61,7 @@ def keys_between(start: int, top: bool, goal: int, col: str) -> list[str]:
             if spot == goal:
                 return path
             for d in ("left", "right", "up", "down"):
-                s2, t2 = bgb.move_cursor(spot, d, col, t)
+                s2, t2 = bgb.move_cursor(spot, d, col, t, bar_stop=bar_stop)
                 if (s2, t2) not in seen:
                     seen.add((s2, t2))
                     nxt.append((s2, t2, [*path, d]))
@@ -80,14 +84,16 @@ class Cursor:
         self.col = colour(seat)
         self.spot = spot
         self.top = bgb.point_column(spot, self.col)[1] if 1 <= spot <= 24 else True
+        self.bar_stop = False  # set while the mover has a checker on the bar
 
     async def go(self, goal: int, keypad: bool = False) -> None:
-        for d in keys_between(self.spot, self.top, goal, self.col):
+        bar = self.bar_stop
+        for d in keys_between(self.spot, self.top, goal, self.col, bar):
             if keypad:
                 self.term.type(KEYPAD[d])
             else:
                 self.term.press(d)
-            self.spot, self.top = bgb.move_cursor(self.spot, d, self.col, self.top)
+            self.spot, self.top = bgb.move_cursor(self.spot, d, self.col, self.top, bar_stop=bar)
         await self.term.settle()
         assert self.highlighted() == goal
 
@@ -120,6 +126,7 @@ async def play_with_cursor(
     while not pp.is_complete():
         step = pp.next_steps()[0]
         src, dst = step[0], step[1]
+        cur.bar_stop = pp.sides()[0][24] > 0
         await cur.go(src, keypad)
         r.term.type("5") if keypad else r.term.press("enter")
         await r.term.settle()
@@ -200,7 +207,8 @@ async def test_both_players_move_one_with_the_cursor_the_other_in_notation(
     assert played in [
         e.payload["move"] for e in await services.games.events(gid) if e.kind == "move"
     ]
-    assert text.split()[0] in r1.term.display_text()
+    # told in the first player's own point numbers
+    assert from_viewpoint(text, state2.turn, state.turn).split()[0] in r1.term.display_text()
 
 
 async def test_a_typed_play_that_is_not_legal_is_refused_and_can_be_fixed(
@@ -590,7 +598,8 @@ async def test_a_finished_match_opens_in_the_step_by_step_replay(
         state = await state_of(services, gid)
         version = (await services.games.get(gid)).info.version
         move = rules.legal_moves(state)[0]
-        plays += len(move.steps) + 1  # a "rolled" picture, then one per step
+        # a "rolled" picture, then one per step (two for a hit: in the air, on the bar)
+        plays += len(move.steps) + 1 + sum(1 for step in move.steps if step[3])
         await services.games.submit(
             gid, users[state.turn].id, rules.format_move(state, move), version
         )
@@ -724,16 +733,16 @@ async def test_a_tall_terminal_also_shows_the_game_record(
     for _ in range(2):
         state = await state_of(services, gid)
         text = rules.format_move(state, rules.legal_moves(state)[0])
-        texts.append((users[state.turn].name, text))
+        texts.append((users[state.turn].name, state.turn, text))
         version = (await services.games.get(gid)).info.version
         await services.games.submit(gid, users[state.turn].id, text, version)
     state = await state_of(services, gid)
     r = await start_session(users[state.turn], start=f"game:{gid}", height=30)
     rows = r.term.display()[22:28]
-    for (name, text), row in zip(texts, rows, strict=False):
-        assert name in row and text in row
+    for (name, mover, text), row in zip(texts, rows, strict=False):
+        assert name in row and from_viewpoint(text, mover, state.turn) in row
     small = await start_session(users[state.turn], start=f"game:{gid}")
-    assert texts[0][1] not in "\n".join(small.term.display()[17:22])
+    assert texts[0][2] not in "\n".join(small.term.display()[17:22])
 
 
 async def test_question_mark_opens_the_full_key_list_and_any_key_closes_it(
@@ -759,7 +768,7 @@ async def test_diagonal_keypad_keys_move_the_cursor_both_ways_at_once(
     cur = Cursor(r.term, state.turn, first_source(state))
     for send, dirs in (("7", ("up", "left")), ("3", ("down", "right")), ("home", ("up", "left"))):
         for d in dirs:
-            cur.spot, cur.top = bgb.move_cursor(cur.spot, d, cur.col, cur.top)
+            cur.spot, cur.top = bgb.move_cursor(cur.spot, d, cur.col, cur.top, bar_stop=False)
         if send.isdigit():
             r.term.type(send)
         else:

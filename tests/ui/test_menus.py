@@ -68,8 +68,8 @@ async def test_in_progress_list_shows_who_is_to_move_and_the_deadline(
     mover = next(s.name for s in info.seats if s.seat == info.to_act)
     r = await start_session(alice, start="active")
     row = next(line for line in r.term.display() if f"#{info.id}" in line)
-    assert "Alice v Bob" in row
-    assert mover in row.split("Alice v Bob", 1)[1]
+    # The player to move is starred in the Players column.
+    assert f"*{mover}" in row and ("Alice v *Bob" in row or "*Alice v Bob" in row)
     assert re.search(r"\b7d\b", row)  # a week to move
 
 
@@ -492,7 +492,7 @@ async def test_begin_opponent_chooser_offers_anyone_a_name_and_the_computer_leve
     assert "Who will be your opponent?" in text
     assert "A) Anyone who joins" in text and "N) A player I name" in text
     for i, (name, _) in enumerate(levels("backgammon"), 1):
-        assert f"{i}) Computer: {name}" in text
+        assert f"{i}) {name}: " in text
 
 
 async def test_begin_against_the_computer_starts_at_once_on_the_board(

@@ -154,14 +154,15 @@ async def test_resize_redraws_everything_at_the_new_size(
     assert b"\x1b[2J" in bytes(r.term.raw[-r.term.take_bytes() :])
 
 
-async def test_terminal_smaller_than_80x24_gets_the_top_left_of_it(
+async def test_terminal_smaller_than_80x24_keeps_title_and_key_help(
     start_session: StartSession, alice: User
 ) -> None:
     r = await start_session(alice, width=60, height=20)
     assert "door — Main Menu" in r.term.row(0)
     assert "V) View games" in r.term.display_text()
-    # Nothing wrapped onto the next line: the key help row (23) is simply not shown.
-    assert "Press a letter" not in r.term.display_text()
+    # The key help is drawn again at the terminal's own size, on its bottom rows.
+    assert "Press a letter" in r.term.row(18) + r.term.row(19)
+    assert "G)oodbye" in r.term.row(19)
 
 
 async def test_ctrl_l_redraws_the_whole_screen(start_session: StartSession, alice: User) -> None:

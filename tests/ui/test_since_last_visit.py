@@ -66,6 +66,25 @@ async def test_the_opponents_moves_are_in_the_summary(
     assert "your turn (due in 7d)" in text
 
 
+async def test_the_opponents_moves_are_told_in_the_readers_point_numbers(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    from door.games.backgammon.notation import from_viewpoint
+
+    info = await started_game(services, alice, bob)
+    mover, waiter = (alice, bob) if info.is_waiting_on(alice.id) else (bob, alice)
+    await play_one_turn(services, info.id, mover)
+    events = await services.games.events(info.id, 0)
+    played = [e for e in events if e.kind == "move" and e.payload.get("move") != "roll"]
+    seat = played[-1].seat
+    as_logged = str(played[-1].payload["move"])
+    as_read = from_viewpoint(as_logged, seat, 1 - seat)
+    assert as_read != as_logged  # every opening play moves a checker off a point
+    r = await start_session(waiter)
+    text = screen_text(r.term.display())
+    assert f"{mover.name} played {as_read}" in text
+
+
 async def test_a_game_the_opponent_resigned_is_told_with_its_result(
     start_session: StartSession, services: Services, alice: User, bob: User
 ) -> None:

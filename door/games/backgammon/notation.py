@@ -181,3 +181,42 @@ def _parse_text(text: str) -> tuple[WrittenMove, ...]:
             for k in range(len(points) - 1):
                 out.append(WrittenMove(points[k][0], points[k + 1][0], points[k + 1][1]))
     return tuple(out)
+
+
+_HOP_TOKEN = re.compile(r"^(?P<chain>(?:[0-9]+|bar|off|b|o)\*?(?:[/\-](?:[0-9]+|bar|off|b|o)\*?)+)"
+                        r"(?P<count>\([0-9]+\))?$", re.IGNORECASE)
+_POINT_WORD = re.compile(r"[0-9]+")
+
+
+def flip_points(text: str) -> str:
+    """``text`` with every point number ``p`` of its moves written as ``25 - p`` (the
+    same points numbered from the other player's side); ``bar``, ``off``, hits,
+    ``(n)`` counts and words that are not moves (``roll``, ``double``) stay. Applying it
+    twice gives ``text`` back.
+
+    >>> flip_points("24/18 13/10*")
+    '1/7 12/15*'
+    """
+    out: list[str] = []
+    for token in text.split(" "):
+        m = _HOP_TOKEN.match(token)
+        if m is None:
+            out.append(token)
+            continue
+        chain = _POINT_WORD.sub(
+            lambda n: str(25 - int(n.group())) if 1 <= int(n.group()) <= 24 else n.group(),
+            m.group("chain"),
+        )
+        out.append(chain + (m.group("count") or ""))
+    return " ".join(out)
+
+
+def from_viewpoint(text: str, mover_seat: int | None, viewer_seat: int | None) -> str:
+    """A move written by ``mover_seat`` (in that seat's own point numbers, as the log
+    keeps it) as ``viewer_seat`` numbers its board: unchanged for the mover, each point
+    ``p`` read as ``25 - p`` for the other seat (FIBS and DailyGammon do the same).
+    ``None`` for either seat (a system event, a spectator shown White's side as seat 0)
+    is handled by the caller; here ``None`` leaves the text as it is."""
+    if mover_seat is None or viewer_seat is None or mover_seat == viewer_seat:
+        return text
+    return flip_points(text)

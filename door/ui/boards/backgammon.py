@@ -34,7 +34,14 @@ class BoardPicture:
     """What to draw. ``mine``/``theirs`` are 25 counts each (points 1..24 from that
     player's own side, then the bar); ``my_colour`` decides the orientation. ``cursor``
     is a spot or ``None``; ``lifted`` the spot whose top checker is picked up;
-    ``targets`` the spots that accept it; ``marks`` spots to flag (the last move)."""
+    ``targets`` the spots that accept it; ``marks`` spots to flag (the last move).
+    ``cube`` is the doubling cube as (value, place) or ``None`` for a table without one:
+    place ``"centre"`` (on the bar), ``"mine"``/``"theirs"`` (its owner's side, by the
+    bar on that player's edge), or ``"offer_mine"``/``"offer_theirs"`` (a double offered
+    to that player: the new value in the middle of their half). ``flying`` is a checker
+    on its way to the bar after a hit, as (the point it was hit on, is the viewer's): it is
+    drawn on the middle row by that point, and counts neither on the board nor as borne
+    off (the sides given hold it nowhere)."""
 
     mine: Sequence[int]
     theirs: Sequence[int]
@@ -46,6 +53,8 @@ class BoardPicture:
     dice: tuple[int, ...] = ()
     dice_used: tuple[bool, ...] = ()
     dice_mine: bool = True
+    cube: tuple[int, str] | None = None
+    flying: tuple[int, bool] | None = None
 
 
 # --- geometry ---------------------------------------------------------------------------
@@ -131,6 +140,40 @@ def spot_label_cell(
     return column_x(col, my_colour, g), 0 if is_top else g.bottom_label, g.pw
 
 
+def pointer_cell(
+    spot: int, my_colour: str, top: bool = True, g: Geometry = SMALL
+) -> tuple[int, int, bool]:
+    """(x, y, on the top edge) of the frame cell beside ``spot``'s label where the cursor's
+    arrow (or a destination's dot) goes: on the top or bottom edge of the frame, over the
+    point's checkers; for the bar and the tray, on the edge ``top`` names."""
+    if spot == BAR:
+        return bar_x(my_colour, g), 1 if top else g.bottom_border, top
+    if spot == OFF:
+        return tray_x0(my_colour, g) + 2, 1 if top else g.bottom_border, top
+    col, is_top = point_column(spot, my_colour)
+    x = column_x(col, my_colour, g) + g.pw // 2
+    return x, 1 if is_top else g.bottom_border, is_top
+
+
+def draw_cursor(
+    canvas: Canvas,
+    x: int,
+    y: int,
+    spot: int,
+    my_colour: str,
+    targets: frozenset[int],
+    glyphs: Glyphs,
+    top: bool = True,
+    g: Geometry = SMALL,
+) -> None:
+    """The cursor at ``spot`` on a board drawn at (``x``, ``y``): its label restyled and
+    an arrow on the frame pointing at it (a shape, so it reads without colour)."""
+    lx, ly, w = spot_label_cell(spot, my_colour, g=g)
+    canvas.restyle(x + lx, y + ly, w, TARGET_CURSOR if spot in targets else CURSOR)
+    px, py, on_top = pointer_cell(spot, my_colour, top, g)
+    canvas.put(x + px, y + py, glyphs.point_down if on_top else glyphs.point_up, POINTER)
+
+
 def visual_spots(my_colour: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The spots in left-to-right order on the top and the bottom row (the bar and the
     tray are in both rows), for cursor movement."""
@@ -161,10 +204,17 @@ VISUAL_SPOTS = {colour: _visual_spots(colour) for colour in (WHITE_SIDE, BLACK_S
 """``visual_spots`` of each colour, worked out once (it is asked on every cursor key)."""
 
 
-def move_cursor(spot: int, direction: str, my_colour: str, top_row: bool) -> tuple[int, bool]:
+def move_cursor(
+    spot: int, direction: str, my_colour: str, top_row: bool, *, bar_stop: bool = True
+) -> tuple[int, bool]:
     """Where the cursor goes from ``spot`` (on the top row if ``top_row``) moving ``left``,
-    ``right``, ``up`` or ``down``: (new spot, now on the top row)."""
+    ``right``, ``up`` or ``down``: (new spot, now on the top row). ``bar_stop=False``
+    steps over the bar (the game screen stops there only while the mover has a checker
+    on it, so counting points with the arrows is never off by one)."""
     top, bottom = visual_spots(my_colour)
+    if not bar_stop and spot != BAR:
+        top = tuple(s for s in top if s != BAR)
+        bottom = tuple(s for s in bottom if s != BAR)
     if 1 <= spot <= 24:
         top_row = point_column(spot, my_colour)[1]
     row = top if top_row else bottom
@@ -185,16 +235,37 @@ def move_cursor(spot: int, direction: str, my_colour: str, top_row: bool) -> tup
 FRAME = Style(fg=YELLOW)
 FELT = Style(fg=YELLOW, bg=BLACK)
 LABEL = Style(fg=WHITE)
-# Highlights differ in attributes as well as colour, so they show without colour too:
-# the cursor is reversed, a legal destination reversed and underlined, the cursor on a
-# legal destination bold and underlined.
+# Highlights differ in attributes and in shape as well as colour, so they show without
+# colour too: the cursor's label is reversed with an arrow on the frame pointing at it,
+# a legal destination's label reversed and underlined with a dot on the frame, the cursor
+# on a legal destination bold and underlined (with the arrow).
 CURSOR = Style(fg=WHITE, reverse=True)
 TARGET = Style(fg=GREEN, reverse=True, underline=True)
 TARGET_CURSOR = Style(fg=WHITE, bg=GREEN, bold=True, underline=True)
+POINTER = Style(fg=WHITE, bold=True)
+TARGET_DOT = Style(fg=GREEN, bold=True)
 MARK = Style(fg=YELLOW, bold=True)
 COUNT = Style(fg=YELLOW, bold=True)
 DIE = Style(fg=WHITE, reverse=True)
 DIE_USED = Style(fg=WHITE, bold=False)
+CUBE = Style(fg=YELLOW, bold=True, reverse=True, underline=True)
+
+
+def cube_cell(place: str, my_colour: str, g: Geometry = SMALL) -> tuple[int, int]:
+    """(x, y) of the cube's 3-cell face for ``place`` (see :class:`BoardPicture`): on the
+    bar, level with the points' numbers on its owner's edge, or on the bar's middle row
+    when centred; an offered cube sits in the middle of the half of the player offered
+    it, on the middle row (no dice are out while a double waits)."""
+    bx = bar_x(my_colour, g) - 1
+    if place == "mine":
+        return bx, g.bottom_label
+    if place == "theirs":
+        return bx, 0
+    if place in ("offer_mine", "offer_theirs"):
+        half = 6 * g.pw
+        left = board_x0(my_colour, g) + (half + 6 if place == "offer_mine" else 1)
+        return left + (half - 3) // 2, g.mid_row
+    return bx, g.mid_row
 
 
 def checker_style(colour: str, colors: int, lifted: bool = False) -> Style:
@@ -369,9 +440,11 @@ def draw_board(
                 canvas.put(bx, ry, glyph, checker_style(colour, colors, lifted and i == shown - 1))
     # The tray: borne-off checkers, three to a row, the viewer's in the bottom half.
     tx = x + tray_x0(mine_c, geo) + 1
+    fly_mine = pic.flying is not None and pic.flying[1]
+    fly_theirs = pic.flying is not None and not pic.flying[1]
     for off, colour, top in (
-        (15 - sum(pic.theirs), theirs_c, True),
-        (15 - sum(pic.mine), mine_c, False),
+        (15 - sum(pic.theirs) - fly_theirs, theirs_c, True),
+        (15 - sum(pic.mine) - fly_mine, mine_c, False),
     ):
         glyph = checker_glyph(colour, g, colors)
         for i in range(off):
@@ -386,6 +459,17 @@ def draw_board(
         for i, part in enumerate(parts):
             used = i < len(pic.dice_used) and pic.dice_used[i]
             canvas.put(dx + 4 * i, y + geo.mid_row, part, DIE_USED if used else DIE)
+    if pic.flying is not None:
+        spot, is_mine = pic.flying
+        colour = mine_c if is_mine else theirs_c
+        col, _ = point_column(spot, mine_c)
+        fx = x + column_x(col, mine_c, geo) + off_x
+        glyph = checker_glyph(colour, g, colors)
+        canvas.put(fx, y + geo.mid_row, glyph, checker_style(colour, colors, True))
+    if pic.cube is not None:
+        value, place = pic.cube
+        cx, cy = cube_cell(place, mine_c, geo)
+        canvas.put(x + cx, y + cy, f"{value:^3}", CUBE)
     # Marks (the last move), then targets and the cursor on the labels.
     for spot in pic.marks:
         lx, ly, w = spot_label_cell(spot, mine_c, g=geo)
@@ -393,7 +477,7 @@ def draw_board(
     for spot in pic.targets:
         lx, ly, w = spot_label_cell(spot, mine_c, g=geo)
         canvas.restyle(x + lx, y + ly, w, TARGET)
+        px, py, _ = pointer_cell(spot, mine_c, True, geo)
+        canvas.put(x + px, y + py, g.bullet, TARGET_DOT)
     if pic.cursor is not None:
-        lx, ly, w = spot_label_cell(pic.cursor, mine_c, g=geo)
-        style = TARGET_CURSOR if pic.cursor in pic.targets else CURSOR
-        canvas.restyle(x + lx, y + ly, w, style)
+        draw_cursor(canvas, x, y, pic.cursor, mine_c, pic.targets, g, True, geo)

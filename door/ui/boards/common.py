@@ -42,7 +42,7 @@ HELP_BOX_STYLE = Style(fg=YELLOW, bold=True)
 HELP_TEXT_STYLE = Style(fg=WHITE)
 
 
-def seat_name(info: GameInfo, seat: int, limit: int = 16) -> str:
+def seat_name(info: GameInfo, seat: int, limit: int | None = None) -> str:
     """The player in ``seat`` as people should see it (control characters removed)."""
     for s in info.seats:
         if s.seat == seat:
@@ -270,7 +270,7 @@ class GameScreenBase(Screen):
         info = self.snap.info
         return info.status == "active" and info.to_act == self.my_seat
 
-    def name_of(self, seat: int, limit: int = 16) -> str:
+    def name_of(self, seat: int, limit: int | None = None) -> str:
         assert self.snap is not None
         return seat_name(self.snap.info, seat, limit)
 
@@ -279,6 +279,11 @@ class GameScreenBase(Screen):
 
     def on_moves_seen(self, moves: list[LoggedMove]) -> None:
         """The other players' moves the viewer has just been told about (to mark them)."""
+
+    def shown_text(self, move: LoggedMove) -> str:
+        """``move``'s text as this viewer should read it (Backgammon: in the viewer's own
+        point numbers); every place that shows a logged move to a player asks here."""
+        return move.text
 
     # --- loading --------------------------------------------------------------------------
     async def on_enter(self, ctx: Context) -> None:
@@ -309,9 +314,11 @@ class GameScreenBase(Screen):
         if rows <= 0 or not self.record:
             return
         shown = [m for m in self.record if m.text != "roll"][-rows:]
-        for i, m in enumerate(shown):
-            who = self.name_of(m.seat, 12) if m.seat is not None else "system"
-            canvas.put(1, y + i, clip_text(f"{who:>12}  {m.text}", width), RECORD_STYLE)
+        names = [self.name_of(m.seat) if m.seat is not None else "system" for m in shown]
+        col = max((len(n) for n in names), default=6)
+        for i, (m, who) in enumerate(zip(shown, names, strict=True)):
+            line = f"{who:>{col}}  {self.shown_text(m)}"
+            canvas.put(1, y + i, clip_text(line, width), RECORD_STYLE)
 
     # --- the help box ----------------------------------------------------------------------
     def open_help(self, ctx: Context, _key: str = "") -> None:
@@ -382,8 +389,8 @@ class GameScreenBase(Screen):
         parts: list[str] = []
         shown = [m for m in moves if m.text != "roll"] or moves  # the dice speak for a roll
         for m in shown[-4:]:
-            who = self.name_of(m.seat, 12) if m.seat is not None else "system"
-            parts.append(f"{who}: {m.text}")
+            who = self.name_of(m.seat) if m.seat is not None else "system"
+            parts.append(f"{who}: {self.shown_text(m)}")
         return "; ".join(parts)
 
     # --- acting ---------------------------------------------------------------------------

@@ -9,9 +9,19 @@ field's three sides sit where they are on the real board::
           L V R                           L V V V R                      ·
 
 A placed piece shows each side in its colour (the background of the side's cells, with
-the colour's letter once per side, so it reads without colour too) and its value in the
-middle. An empty field shows its index and, on bonus fields, the multiplier. Fields
-that accept the selected piece show the score the placement would make.
+the colour's letter once per side) and its value in the middle. An empty field shows its
+index and, on bonus fields, the multiplier. Fields that accept the selected piece show
+the score the placement would make.
+
+Without colour (``colors == 0``: the user's colour setting off, or a monochrome
+terminal) the letters carry it all: every cell of a side holds its colour's letter,
+upper case in fields that point up and lower case in fields that point down (so two
+neighbours' letters never run together), the value sits between them, and an empty
+field is dots (``·``) around its index::
+
+      ·            up field:     ·         down field:  r y y y g
+     G5R                        G 5 R                     r 5 g
+    GYYYR                      G Y Y Y R                    ·
 """
 
 from __future__ import annotations
@@ -177,6 +187,9 @@ def draw_tile(
     mid_style: Style | None = None,
 ) -> None:
     """Draw ``tile`` into the cells of one field (offsets relative to ``x``, ``y``)."""
+    # Without colour every side cell carries its letter; a down field's are lower case
+    # (``lower``), so a row of fields reads as separate triangles.
+    lower = not colors and _points_down(cells)
     for c in cells:
         if c.role == MID:
             text = mid if mid is not None else str(tile.value)
@@ -187,8 +200,17 @@ def draw_tile(
         else:
             assert isinstance(c.role, int)
             letter = tile.sides[c.role]
-            ch = letter if c.primary else " "
+            if colors:
+                ch = letter if c.primary else " "
+            else:
+                ch = letter.lower() if lower else letter.upper()
             canvas.put(x + c.x, y + c.y, ch, _side_style(letter, colors))
+
+
+def _points_down(cells: Sequence[FieldCell]) -> bool:
+    """True if these cells form a field pointing down (its widest line on top)."""
+    top = min(c.y for c in cells)
+    return sum(1 for c in cells if c.y == top) > 1
 
 
 def _label_cells(cells: Sequence[FieldCell], wide_line: bool) -> list[FieldCell]:
@@ -269,6 +291,11 @@ def draw_board(
         if index in accept:
             base = ACCEPT_STYLE
             fill = glyphs.shade_medium
+        elif not colors:
+            # Shades mean nothing without colour: an empty field is dots (a clear mark
+            # that is neither a letter nor a digit) around its index.
+            base = Style()
+            fill = glyphs.middle_dot
         else:
             base = EMPTY_UP if up else EMPTY_DOWN
             fill = glyphs.shade_light if up else " "

@@ -15,7 +15,9 @@ Keys (the bottom line shows the ones that apply now):
   where allowed); A accepts and R rejects a resignation; X, on your turn, offers to lose
   this game as a single, gammon or backgammon (the opponent accepts or rejects it) or
   resigns the whole match (at other times it resigns the match; never once it is over);
-* V replays the opponent's last turn step by step ("in action"); I shows the gnubg
+* V plays the opponent's last turn back by itself ("in action": the dice, then each
+  checker step, at the player's Animation setting; any key pauses, the arrows step),
+  and moves that arrive while you look are played the same way; I shows the gnubg
   Position ID and Match ID; H asks the computer for hints (when the table allows);
   Q goes back to the menu.
 
@@ -25,12 +27,17 @@ whole game in the step-by-step viewer.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from door.games.backgammon import movegen
 from door.games.backgammon.moves import NO_PLAY
+from door.games.backgammon.notation import from_viewpoint
 from door.games.backgammon.partial import PartialPlay
+from door.games.backgammon.phases import seat_name, to_act
 from door.games.backgammon.position import (
     DECIDE,
     DOUBLED,
@@ -49,16 +56,15 @@ from door.ui.boards.backgammon import (
     BAR,
     BIG,
     BLACK_SIDE,
-    CURSOR,
     OFF,
     SMALL,
-    TARGET_CURSOR,
     WHITE_SIDE,
     BoardPicture,
     Geometry,
     checker_glyph,
     checker_style,
     draw_board,
+    draw_cursor,
     move_cursor,
     point_column,
     spot_label_cell,
@@ -69,6 +75,13 @@ from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.glyphs import glyphs
 from door.ui.screen import HEADING_STYLE, Context, Push, Transition, draw_chrome
 from door.ui.screens.overlays import Cover, ResignChoice
+from door.ui.screens.playback import Playback
+from door.ui.widgets import short_names
+
+if TYPE_CHECKING:
+    from door.services.notify import Notice
+
+log = logging.getLogger(__name__)
 
 BOARD_X = 1
 BOARD_Y = 1
@@ -135,11 +148,13 @@ class Frame:
     dice: tuple[int, ...]
     dice_mine: bool
     marks: frozenset[int]
+    flying: tuple[int, bool] | None = None
 
 
 BoardKey = tuple[
     int, Geometry, str, int, tuple[int, ...], tuple[int, ...], str, "int | None",
     frozenset[int], frozenset[int], tuple[int, ...], tuple[bool, ...], bool,
+    "tuple[int, str] | None", "tuple[int, bool] | None",
 ]  # fmt: skip
 
 
@@ -151,10 +166,11 @@ def board_drawing(key: BoardKey, caches: RenderCaches) -> Canvas:
 
     def draw() -> Canvas:
         width, geo, encoding, colors, mine, theirs, colour, lifted, targets, marks = key[:10]
-        dice, used, dice_mine = key[10:]
+        dice, used, dice_mine, cube, flying = key[10:]
         pic = BoardPicture(
-            mine, theirs, colour, None, lifted, targets, marks, dice, used, dice_mine
-        )
+            mine, theirs, colour, None, lifted, targets, marks, dice, used, dice_mine, cube,
+            flying,
+        )  # fmt: skip
         board = caches.canvas(width, BOARD_Y + geo.height)
         draw_board(board, BOARD_X, BOARD_Y, pic, glyphs(encoding), colors, geo)
         return board
@@ -180,6 +196,12 @@ class BackgammonScreen(GameScreenBase):
         self.lift: Lift | None = None
         self.show_ids = False
         self.hints: list[tuple[str, str]] = []
+        self.busy: asyncio.Task[None] | None = None
+        """A hint being worked out (the session redraws when it is done)."""
+        self._arrived: list[LoggedMove] = []
+        self._live: Playback | None = None
+        self._live_moves: list[LoggedMove] = []
+        """The playback of moves that arrived while the player looks, and its moves."""
         self.marks: frozenset[int] = frozenset()
         # The last board drawn and what it was drawn from: most keys (typing a play, the
         # IDs toggle, a status message) leave the board as it was, and drawing it is most
@@ -210,7 +232,11 @@ class BackgammonScreen(GameScreenBase):
             return me, opp  # the viewer is the mover while a partial play exists
         return state.board[self.viewer], state.board[1 - self.viewer]
 
-    def on_moves_seen(self, moves: list[LoggedMove]) -> None:
+    def shown_text(self, move: LoggedMove) -> str:
+        """A play in the viewer's point numbers (the log keeps the mover's)."""
+        return from_viewpoint(move.text, move.seat, self.viewer)
+
+    def _mark_last_play(self, moves: list[LoggedMove]) -> None:
         """Mark the points the opponent's last play moved from and to."""
         assert self.rules is not None
         for m in reversed(moves):
@@ -294,10 +320,18 @@ class BackgammonScreen(GameScreenBase):
         return self.can_act and self.snap is not None and self.snap.info.hints_allowed
 
     # --- what the keys do (the key table's handlers) ---------------------------------------
+    def bar_is_a_stop(self) -> bool:
+        """The cursor stops on the bar only while the mover has a checker there."""
+        if self.pp is None:
+            return False
+        me, _ = self.pp.sides()
+        return me[24] > 0 or (self.lift is not None and self.lift.spot == BAR)
+
     def move_cursor(self, ctx: Context, key: str) -> None:
+        bar = self.bar_is_a_stop()
         for direction in ARROWS.get(key) or KEYPAD[key]:
             self.cursor, self.cursor_top = move_cursor(
-                self.cursor, direction, self.colour, self.cursor_top
+                self.cursor, direction, self.colour, self.cursor_top, bar_stop=bar
             )
 
     def put_back(self, ctx: Context, key: str) -> None:
@@ -309,8 +343,8 @@ class BackgammonScreen(GameScreenBase):
     def toggle_ids(self, ctx: Context, key: str) -> None:
         self.show_ids = not self.show_ids
 
-    async def hint(self, ctx: Context, key: str) -> None:
-        await self._hint(ctx)
+    def hint(self, ctx: Context, key: str) -> None:
+        self._hint(ctx)
 
     async def pass_turn(self, ctx: Context, key: str) -> None:
         await self._send_and_say(ctx, NO_PLAY, "You could not move; the turn passes.")
@@ -421,9 +455,9 @@ class BackgammonScreen(GameScreenBase):
             Binding(("h",), "H)int", "H: hints from the computer", hint,
                     when=lambda s: s.can_act, shown=hints_shown),
             Binding(("escape",), "", "", put_back, when=lambda s: s.lift is not None),
-            Binding(("v",), "V)iew", "V: watch the opponent's last turn, step by step",
+            Binding(("v",), "V)iew", "V: the opponent's last turn, played back",
                     view_last_turn, shown=lambda s: s.can_act),
-            Binding(("v",), "V)iew last turn", "V: watch the opponent's last turn, step by step",
+            Binding(("v",), "V)iew last turn", "V: the opponent's last turn, played back",
                     view_last_turn, shown=lambda s: not s.can_act),
             Binding(("i",), "I)D", "I: show the gnubg Position ID and Match ID", toggle_ids),
             Binding(("x",), "X)resign",
@@ -546,7 +580,9 @@ class BackgammonScreen(GameScreenBase):
     def after_typed_move(self, ctx: Context) -> None:
         self._say_roll(ctx)
 
-    async def _hint(self, ctx: Context) -> None:
+    def _hint(self, ctx: Context) -> None:
+        """Ask the computer in the background: "Thinking…" shows at once, the hints when
+        they come (the session redraws when ``busy`` finishes)."""
         assert self.snap is not None
         if not self.snap.info.hints_allowed:
             ctx.status("This table plays without hints.")
@@ -558,14 +594,39 @@ class BackgammonScreen(GameScreenBase):
         if self.bg.phase not in (MOVING, DECIDE, DOUBLED):
             ctx.status("There is nothing to choose now.")
             return
-        found = await bots.hint("backgammon", self.bg, 3)
-        self.hints = [(str(m), str(e)) for m, e in found]
-        if not self.hints:
-            ctx.status("No hint: there is nothing to choose.")
+        if self.thinking:
+            return
+        asked = self.bg
+
+        async def think() -> None:
+            try:
+                found = await bots.hint("backgammon", asked, 3)
+            except Exception:
+                log.exception("hint for game %d failed", self.game_id)
+                ctx.status("Sorry, no hint: the computer failed on our side.")
+                return
+            if self.snap is None or self.bg is not asked:
+                return  # the game moved on while it thought
+            self.hints = [(str(m), str(e)) for m, e in found]
+            if not self.hints:
+                ctx.status("No hint: there is nothing to choose.")
+
+        self.busy = asyncio.create_task(think(), name=f"door-hint-{self.game_id}")
+
+    @property
+    def thinking(self) -> bool:
+        """True while a hint is being worked out."""
+        return self.busy is not None and not self.busy.done()
 
     # --- the step-by-step viewer -------------------------------------------------------------
     async def on_enter(self, ctx: Context) -> None:
         await super().on_enter(ctx)
+        bots = ctx.services.bots
+        if self.hints_shown() and bots is not None:
+            # load the engine now, in a worker thread, so the first H answers at once
+            prepare = getattr(bots, "prepare_hints", None)
+            if prepare is not None:
+                prepare("backgammon")
         if self.replay:
             opened = await self._start_view(ctx, whole=True)
             if isinstance(opened, Push):
@@ -578,7 +639,51 @@ class BackgammonScreen(GameScreenBase):
         if not frames:
             ctx.status("There is no turn to show yet.")
             return None
-        return self.view(len(frames), partial(self._draw_frame, frames), whole=whole)
+        # the last turn plays by itself; a whole game waits for Space (or the arrows)
+        return Push(
+            Playback(
+                self, len(frames), partial(self._draw_frame, frames), whole=whole,
+                delay=self.step_delay(ctx), playing=not whole,
+            )
+        )  # fmt: skip
+
+    def step_delay(self, ctx: Context) -> float:
+        """Seconds between the pictures of a playback (the player's setting)."""
+        return ctx.user.settings.step_delay if ctx.user is not None else 0.6
+
+    def on_moves_seen(self, moves: list[LoggedMove]) -> None:
+        self._arrived = moves
+        self._mark_last_play(moves)
+
+    async def on_notice(self, notice: Notice, ctx: Context) -> Transition | None:
+        """As every game screen (reload, "Meanwhile ..."), and the moves that arrived
+        are played on the board as V)iew plays them, joining a playback still running."""
+        self._arrived = []
+        transition = await super().on_notice(notice, ctx)
+        arrived, self._arrived = self._arrived, []
+        delay = self.step_delay(ctx)
+        if transition is not None or not arrived or delay <= 0:
+            return transition
+        live = self._live
+        if live is not None and not live.done:
+            arrived = self._live_moves + arrived  # the playback shown plays on
+        frames = self._frames(arrived)
+        if len(frames) < 2:
+            return None  # a word (double, take) needs no playing: the line says it
+        playback = Playback(
+            self, len(frames), partial(self._draw_frame, frames), delay=delay, live=True
+        )
+        if live is not None and not live.done:
+            playback = live
+            live.add(len(frames), partial(self._draw_frame, frames))
+            self._live_moves = arrived
+            return None
+        self._live, self._live_moves = playback, arrived
+        return Push(playback)
+
+    async def on_resume(self, result: Any, ctx: Context) -> Transition | None:
+        self._live = None
+        return await super().on_resume(result, ctx)
 
     def _frames(self, moves: list[LoggedMove]) -> list[Frame]:
         assert self.rules is not None
@@ -586,7 +691,7 @@ class BackgammonScreen(GameScreenBase):
         v = self.viewer
         for m in moves:
             before: BackgammonState = m.before
-            who = self.name_of(m.seat, 12) if m.seat is not None else "The server"
+            who = self.name_of(m.seat) if m.seat is not None else "The server"
             mover = before.turn
             dice = tuple(before.dice) if before.dice else ()
             dice_mine = mover == v
@@ -603,13 +708,26 @@ class BackgammonScreen(GameScreenBase):
                 )
                 for i, step in enumerate(move.steps):
                     after_me, after_opp = movegen.play_result(me, opp, move.steps[: i + 1])
-                    mine, theirs = self._oriented(after_me, after_opp, mover)
                     src, dst = step[0], step[1]
-                    marks = frozenset(self._viewer_spot(p, mover) for p in (src, dst))
+                    vsrc, vdst = (self._viewer_spot(p, mover) for p in (src, dst))
+                    marks = frozenset((vsrc, vdst))
                     caption = (
-                        f"{who} plays {m.text}: step {i + 1} of {len(move.steps)}, "
-                        f"{_spot_name(src)}/{_spot_name(dst)}{'*' if step[3] else ''}"
+                        f"{who} plays {from_viewpoint(m.text, mover, v)}: step {i + 1} of "
+                        f"{len(move.steps)}, "
+                        f"{_spot_name(vsrc)}/{_spot_name(vdst)}{'*' if step[3] else ''}"
                     )
+                    if step[3]:
+                        # the hit checker in the air first, then on the bar
+                        air = list(after_opp)
+                        air[24] -= 1
+                        mine, theirs = self._oriented(after_me, tuple(air), mover)
+                        flying = (vdst, mover != v)
+                        frames.append(
+                            Frame(f"{caption}: hit!", mine, theirs, dice, dice_mine, marks, flying)
+                        )
+                        marks = frozenset((vdst, BAR))
+                        caption += ": to the bar"
+                    mine, theirs = self._oriented(after_me, after_opp, mover)
                     frames.append(Frame(caption, mine, theirs, dice, dice_mine, marks))
                 continue
             if m.text == "roll":
@@ -640,6 +758,35 @@ class BackgammonScreen(GameScreenBase):
         return 25 - point
 
     # --- drawing ------------------------------------------------------------------------------
+    def cube_picture(self, state: BackgammonState) -> tuple[int, str] | None:
+        """The cube as the board draws it (see BoardPicture.cube): its owner's side from
+        this viewer's seat, or the offered value on the side of the player offered it."""
+        if not state.options.cube:
+            return None
+        v = self.viewer
+        if state.phase == DOUBLED:
+            taker = to_act(state)  # who must take or drop (the doubler, after a beaver)
+            return state.cube * 2, "offer_mine" if taker == v else "offer_theirs"
+        if state.cube_owner is None:
+            return state.cube, "centre"
+        return state.cube, "mine" if state.cube_owner == v else "theirs"
+
+    def cube_text(self, state: BackgammonState) -> str:
+        """The panel's cube line: its value and owner, or the double that waits."""
+        v = self.viewer
+        if state.phase == DOUBLED:
+            doubler = 1 - (to_act(state) or 0)  # the one who offered
+            who = "You offer" if doubler == v and self.my_seat is not None else (
+                f"{self.name_of(doubler)} offers"
+            )
+            return f"{who} {state.cube * 2} (cube {state.cube} now)"
+        owner = (
+            "centred" if state.cube_owner is None
+            else ("yours" if state.cube_owner == v and self.my_seat is not None
+                  else self.name_of(state.cube_owner) + "'s")
+        )  # fmt: skip
+        return f"Cube {state.cube}, {owner}"
+
     def prompt_row(self, canvas: Canvas) -> int:
         return layout(canvas.width, canvas.height)[2] + 1
 
@@ -648,7 +795,7 @@ class BackgammonScreen(GameScreenBase):
         fr = frames[i]
         pic = BoardPicture(
             fr.mine, fr.theirs, self.colour, dice=fr.dice, dice_mine=fr.dice_mine,
-            marks=fr.marks,
+            marks=fr.marks, cube=self.cube_picture(self.bg), flying=fr.flying,
         )  # fmt: skip
         geo, _, info_y = layout(canvas.width, canvas.height)
         self._draw_board(canvas, ctx, pic, geo)
@@ -688,6 +835,7 @@ class BackgammonScreen(GameScreenBase):
             lifted=lift.spot if lift else None, targets=lift.targets if lift else frozenset(),
             marks=self.marks,
             dice=dice, dice_used=used, dice_mine=state.turn == self.viewer,
+            cube=self.cube_picture(state),
         )  # fmt: skip
         geo, _, info_y = layout(canvas.width, canvas.height)
         self._draw_board(canvas, ctx, pic, geo)
@@ -703,7 +851,7 @@ class BackgammonScreen(GameScreenBase):
         key: BoardKey = (
             canvas.width, geo, ctx.glyphs.encoding, colors, tuple(pic.mine),
             tuple(pic.theirs), pic.my_colour, pic.lifted, pic.targets, pic.marks, pic.dice,
-            pic.dice_used, pic.dice_mine,
+            pic.dice_used, pic.dice_mine, pic.cube, pic.flying,
         )  # fmt: skip
         last = self._board
         if last is not None and last[0] == key:
@@ -715,9 +863,12 @@ class BackgammonScreen(GameScreenBase):
             self._board = (key, board)
         canvas.copy_rows(board, BOARD_Y, geo.height)
         if pic.cursor is not None:
-            lx, ly, w = spot_label_cell(pic.cursor, pic.my_colour, g=geo)
-            style = TARGET_CURSOR if pic.cursor in pic.targets else CURSOR
-            canvas.restyle(BOARD_X + lx, BOARD_Y + ly, w, style)
+            draw_cursor(
+                canvas, BOARD_X, BOARD_Y, pic.cursor, pic.my_colour, pic.targets,
+                ctx.glyphs, self.cursor_top, geo,
+            )  # fmt: skip
+            _, ly, _ = spot_label_cell(pic.cursor, pic.my_colour, g=geo)
+            canvas.focus = BOARD_Y + ly  # a short terminal scrolls to keep it shown
 
     def _render_panel(self, canvas: Canvas, ctx: Context, mine: Side, theirs: Side) -> None:
         assert self.snap is not None
@@ -730,16 +881,24 @@ class BackgammonScreen(GameScreenBase):
         v = self.viewer
         me_c, them_c = colour_of_seat(v), colour_of_seat(1 - v)
 
+        # Names take what the score and pip count leave (whole up to 20 letters from 31
+        # columns on); a name too long for that is abbreviated, never two alike.
+        both = [self.name_of(seat) for seat in (0, 1)]
+        nw = max(12, min(max(len(n) for n in both), w - 14))
+        shown = short_names(both, nw)
+
         def player_line(y: int, seat: int, colour: str, side: Side) -> None:
             glyph = checker_glyph(colour, ctx.glyphs, colors)
             canvas.put(x, y, glyph, checker_style(colour, colors))
             marker = ctx.glyphs.selector if info.to_act == seat else " "
-            name = self.name_of(seat, 12)
             style = LOUD if info.to_act == seat else TEXT
-            canvas.put(x + 1, y, f"{marker}{name:<12}", style)
+            canvas.put(x + 1, y, f"{marker}{shown[seat]:<{nw}}", style)
+            px = x + 2 + nw
             if not state.is_money:  # match points, right after the name
-                canvas.put(x + 14, y, f"{state.score[seat]:>2}", LOUD)
-            canvas.put(x + 17, y, clip_text(f"pips {pips(side):>3}", w - 17), DIM)
+                canvas.put(px, y, f"{state.score[seat]:>2}", LOUD)
+            room = w - (px + 3 - x)
+            pip_text = f"pips {pips(side):>3}" if room >= 8 else f"{pips(side):>3}"
+            canvas.put(px + 3, y, clip_text(pip_text, max(room, 0)), DIM)
 
         player_line(1, 1 - v, them_c, theirs)
         if state.is_money:
@@ -750,22 +909,18 @@ class BackgammonScreen(GameScreenBase):
                 match += "  Crawford"
         canvas.put(x, 3, clip_text(match, w), TEXT)
         if state.options.cube:
-            owner = (
-                "centred" if state.cube_owner is None
-                else ("yours" if state.cube_owner == v and self.my_seat is not None
-                      else self.name_of(state.cube_owner, 12) + "'s")
-            )  # fmt: skip
-            canvas.put(x, 4, clip_text(f"Cube {state.cube}, {owner}", w), TEXT)
+            style = LOUD if state.phase == DOUBLED else TEXT
+            canvas.put(x, 4, clip_text(self.cube_text(state), w), style)
         else:
             canvas.put(x, 4, "No doubling cube", DIM)
         last = state.last_game
         if last is not None and state.phase != OVER:
             pts = f"{last.points} point{'s' if last.points != 1 else ''}"
-            line = f"Last game: {self.name_of(last.winner, 12)} won {pts}"
+            line = f"Last game: {self.name_of(last.winner)} won {pts}"
             canvas.put(x, 5, clip_text(line, w), DIM)
         y = 6
         if info.status == "active" and info.to_act is not None:
-            who = "your" if self.can_act else f"{self.name_of(info.to_act, 12)}'s"
+            who = "your" if self.can_act else f"{self.name_of(info.to_act)}'s"
             canvas.put(x, y, clip_text(f"It is {who} turn.", w), LOUD)
             left = deadline_text(info.deadline, ctx.services.clock.now())
             canvas.put(x, y + 1, clip_text(left, w), DIM)
@@ -774,6 +929,10 @@ class BackgammonScreen(GameScreenBase):
         elif state.phase == OVER or info.status == "finished":
             outcome = self.rules.outcome(state) if self.rules is not None else None
             detail = outcome.detail if outcome is not None else "The match is over."
+            if outcome is not None and outcome.winners:
+                colour_word = seat_name(outcome.winners[0])  # "White wins ..." → a name
+                if detail.startswith(colour_word):
+                    detail = self.name_of(outcome.winners[0], 16) + detail[len(colour_word):]
             for i, part in enumerate(_wrap(detail, w)[:3]):
                 canvas.put(x, y + i, part, LOUD)
         y = 9
@@ -799,7 +958,9 @@ class BackgammonScreen(GameScreenBase):
             level = RESIGN_WORDS.get(state.resign_level, "single")
             canvas.put(x, y, clip_text(f"You offered a {level};", w), LOUD)
             canvas.put(x, y + 1, clip_text("waiting for the answer.", w), TEXT)
-        if self.hints:
+        if self.thinking:
+            canvas.put(x, 11, clip_text("Thinking...", w), DIM)
+        elif self.hints:
             canvas.put(x, 11, "Hints:", HEADING_STYLE)
             for i, (text, eq) in enumerate(self.hints[:3]):
                 canvas.put(x, 12 + i, clip_text(f"{i + 1}. {text} {eq}", w), TEXT)

@@ -9,6 +9,7 @@ and back keeps the cube. Other number options open a line that takes digits only
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
@@ -278,8 +279,11 @@ class BeginScreen(Screen):
             MenuItem("N", "A player I name", None),
         ]
         for i, (name, desc) in enumerate(self.bot_levels(ctx), 1):
-            items.append(MenuItem(str(i), f"Computer: {clean(name)}: {clean(desc)}",
-                                  Opponent("bot", name)))  # fmt: skip
+            # "bg-beginner: plays by feel…": the level word at the description's start
+            # and a "Computer:" before it pushed its end off an 80-column line (the
+            # question above says the numbers are the computer).
+            tail = clean(desc).split(": ", 1)[-1]
+            items.append(MenuItem(str(i), f"{clean(name)}: {tail}", Opponent("bot", name)))
         self.opp_menu = Menu(items)
 
     def _on_opponent(self, event: InputEvent, ctx: Context) -> Transition | None:
@@ -403,7 +407,8 @@ class BeginScreen(Screen):
             return
         if self.phase == "opponent":
             who = "your opponent" if len(self.opponents) == 1 else f"opponent {self.opp_index + 1}"
-            canvas.put(2, y, f"Who will be {who}?", HEADING_STYLE)
+            numbers = " (a number: the computer)" if self.bot_levels(ctx) else ""
+            canvas.put(2, y, f"Who will be {who}?{numbers}", HEADING_STYLE)
             self.opp_menu.render(canvas, 2, y + 1, min(canvas.width - 4, 76))
             return
         if self.kind is not None:  # rated or not (money play is not), before it starts
@@ -411,13 +416,24 @@ class BeginScreen(Screen):
 
             canvas.put(2, y, clip_text(rated_note(self.kind, self.options), canvas.width - 4),
                        NOTE_STYLE)  # fmt: skip
-            y += 2
+            y += 1
+        self._draw_levels(canvas, ctx, y)
+
+    def _draw_levels(self, canvas: Canvas, ctx: Context, y: int) -> None:
+        """The computer levels with their descriptions, wrapped, from row ``y``."""
         levels = self.bot_levels(ctx)
         if levels and y < canvas.height - 4:
             canvas.put(2, y, "Computer levels:", NOTE_STYLE)
             for name, desc in levels:
-                y += 1
-                if y >= canvas.height - 3:
-                    break
-                text = f"  {clean(name, 20)}: {clean(desc)}"
-                canvas.put(2, y, clip_text(text, canvas.width - 4), NOTE_STYLE)
+                # Wrapped, not cut: the description is why a player picks a level.
+                head = f"  {clean(name, 20)}: "
+                lines = textwrap.wrap(
+                    clean(desc), max(canvas.width - 4 - len(head), 20),
+                    initial_indent="", subsequent_indent="",
+                ) or [""]  # fmt: skip
+                for i, part in enumerate(lines):
+                    y += 1
+                    if y >= canvas.height - 3:
+                        break
+                    lead = head if i == 0 else " " * len(head)
+                    canvas.put(2, y, clip_text(lead + part, canvas.width - 4), NOTE_STYLE)

@@ -88,7 +88,8 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "backgammon (and a checker still in the winner's home or on the bar) triple. "
             "Matches are played to a number of points, with the Crawford rule if chosen; "
             "a money game (match length Money) is one game played for the stake.",
-            "V)iew replays your opponent's last turn step by step, in action. I)Ds shows the "
+            "V)iew plays your opponent's last turn back, in action (Space pauses, arrows "
+            "step); Y)our settings sets its speed. I)Ds shows the "
             "gnubg Position ID and Match ID, to study the position elsewhere. H)int (when "
             "the game allows it) suggests plays. X on your turn offers to give up this game "
             "as a S)ingle, G)ammon or B)ackgammon (your opponent A)ccepts or R)ejects it), "
@@ -158,8 +159,8 @@ class InstructionsScreen(KeyedScreen):
         self.per_page = 18
 
     def _layout(self, ctx: Context) -> None:
-        width = max(ctx.caps.width, 80) - 4
-        per_page = max(ctx.caps.height, 24) - 5
+        width = max(ctx.caps.width, 40) - 4
+        per_page = max(ctx.caps.height - 5, 5)
         if width != self.width or per_page != self.per_page or not self.lines:
             first_line = self.page * self.per_page
             self.width = width

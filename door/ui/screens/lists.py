@@ -13,9 +13,9 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from door.ui.bindings import Binding, KeyedScreen, Keyset, event_of
-from door.ui.canvas import WHITE, YELLOW, Canvas, Style
+from door.ui.canvas import WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.screen import Context, Pop, Push, Screen, Transition, clean, draw_chrome
-from door.ui.widgets import ListView
+from door.ui.widgets import ListView, abbreviate, fit_names, fit_phrases
 
 Which = Literal["invited", "open", "active", "mine", "waiting", "finished"]
 
@@ -65,28 +65,52 @@ def short_span(span: timedelta) -> str:
     return f"{secs // 86400}d"
 
 
-def seat_names(info: Any) -> str:
-    """The players of a game, "(open)" for a free seat."""
+def seat_names(info: Any, room: int = 30) -> str:
+    """The players of a game in ``room`` columns, "(open)" for a free seat and ``*``
+    before the one to move."""
     names = []
     for seat in info.seats:
         if seat.kind == "open":
             names.append("(open)")
         else:
-            names.append(clean(seat.name or "?", 16))
-    return " v ".join(names)
+            mark = "*" if info.status == "active" and seat.seat == info.to_act else ""
+            names.append(mark + clean(seat.name or "?"))
+    return fit_names(names, room)
 
 
-def to_move_name(info: Any, uid: int | None = None) -> str:
-    if info.status == "open" and any(
-        s.kind == "reserved" and s.user_id == uid for s in info.seats
-    ):
-        return "you, invited"
-    if info.status != "active" or info.to_act is None:
-        return "-"
-    for seat in info.seats:
-        if seat.seat == info.to_act:
-            return clean(seat.name or "?", 12)
-    return "-"
+def result_text(info: Any, room: int = 22) -> str:
+    """How a finished game ended, for its list row: "alice won 2 pts (gammon)" (in
+    ``room`` columns: the winner's name is abbreviated before the result is cut)."""
+    text, who = _result(info)
+    if len(text) > room and who:
+        rest = text[len(who) :]
+        text = abbreviate(who, max(room - len(rest), 6)) + rest
+    return clip_text(text, room)
+
+
+def _result(info: Any) -> tuple[str, str]:
+    """(the result, the winners' part at its start)."""
+    outcome = info.outcome
+    if outcome is None:
+        return ("abandoned" if info.status == "abandoned" else "-"), ""
+    names = {s.seat: clean(s.name or "?") for s in info.seats}
+    if not outcome.winners:
+        return "a draw", ""
+    who = " & ".join(names.get(w, "?") for w in outcome.winners)
+    verb = "tied" if len(outcome.winners) > 1 else "won"
+    extra = outcome.extra or {}
+    if info.kind == "backgammon":
+        pts = int(extra.get("points", 0) or 0)
+        text = f"{who} {verb} {pts} pt{'s' if pts != 1 else ''}"
+        value = {2: "gammon", 3: "backgammon"}.get(int(extra.get("game_value", 1) or 1))
+        how = {"resign": "resigned", "drop": "dropped", "timeout": "on time",
+               "forfeit": "forfeit"}.get(outcome.reason)  # fmt: skip
+        note = how or value  # the room fits one
+        return text + (f" ({note})" if note else ""), who
+    w = outcome.winners[0]
+    score = outcome.scores[w] if w < len(outcome.scores) else None
+    how = {"resign": " (resigned)", "timeout": " (on time)"}.get(outcome.reason, "")
+    return f"{who} {verb}" + (f" {score}" if score is not None else "") + how, who
 
 
 def screen_for_game(info: Any, ctx: Context) -> Screen:
@@ -129,7 +153,7 @@ class GameListScreen(KeyedScreen):
         return f"door — Games: {dict((w, t) for w, _, t in TABS)[self.which]}{kind}"
 
     async def load(self, ctx: Context, offset: int | None = None) -> None:
-        self.view.page_size = max(ctx.caps.height, 24) - 10
+        self.view.page_size = max(ctx.caps.height - 10, 3)
         offset = self.view.offset if offset is None else offset
         uid = ctx.user.id if ctx.user else None
         self.uid = uid
@@ -293,21 +317,18 @@ class GameListScreen(KeyedScreen):
     # --- drawing --------------------------------------------------------------------
     def row(self, info: Any) -> str:
         now = self.now or info.updated_at
+        ago_text = f"{ago(info.updated_at, now):>4}"
+        kind = f"#{info.id:<5} {clean(info.title, 11):<11}"
+        if self.is_finished_list():  # a narrower Players column leaves room for the Result
+            return f"{kind} {seat_names(info, 26):<26} {ago_text}  {result_text(info, 26)}"
+        head = f"{kind} {seat_names(info):<30} "
         deadline = "-"
         if info.status == "active" and info.deadline is not None:
             deadline = short_span(info.deadline - now)
-        players = seat_names(info)
         summary = clean(info.summary)
-        if self.is_invitation(info):
-            from door.services.games.notices import creator_name, game_terms
-
-            terms = game_terms(info.kind, info.options)
-            summary = f"{clean(creator_name(info))} invites you" + (f": {terms}" if terms else "")
-        return (
-            f"#{info.id:<5} {clean(info.title, 11):<11} {players[:26]:<26} "
-            f"{to_move_name(info, self.uid):<12} {ago(info.updated_at, now):>4} {deadline:>4}"
-            f"  {summary}"
-        )
+        if self.is_invitation(info):  # the host is in Players; the column says what it is
+            summary = "you, invited"
+        return f"{head}{ago_text} {deadline:>4}  {fit_phrases(summary, 17)}"
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
         draw_chrome(canvas, ctx, self.title, self.key_help)
@@ -316,10 +337,13 @@ class GameListScreen(KeyedScreen):
             style = TAB_ON if which == self.which else TAB_STYLE
             x = canvas.put(x, 2, text, style)
             x += 1
-        header = (
-            f"{'Game':<6} {'Kind':<11} {'Players':<26} {'To move':<12} {'Ago':>4} {'Due':>4}"
-            "  Position"
-        )
+        if self.is_finished_list():
+            header = f"{'Game':<6} {'Kind':<11} {'Players':<26} {'Ago':>4}  Result"
+        else:
+            header = (
+                f"{'Game':<6} {'Kind':<11} {'Players (*: to move)':<30} {'Ago':>4} {'Due':>4}"
+                "  Position"
+            )
         empty = {
             "invited": "No invitations. A game someone begins naming you shows here.",
             "open": "No game is waiting for players. B)egin one from the main menu.",

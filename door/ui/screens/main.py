@@ -285,10 +285,14 @@ def opponents(info: Any, my_seat: int | None) -> str:
 
 
 def shown_move(info: Any, text: str, mover: int, viewer_seat: int | None) -> str:
-    """Seat ``mover``'s move as the player in ``viewer_seat`` should read it. The one
-    place a move of the summary passes through, so the viewer's own point numbering
-    belongs here (each backgammon board is numbered from its viewer's side); for now
-    the mover's notation, cleaned."""
+    """Seat ``mover``'s move as the player in ``viewer_seat`` should read it: the one
+    place a move of the summary passes through. A backgammon board is numbered from its
+    viewer's side, so the move is told in the viewer's point numbers (White's for
+    someone who does not play), as the board screen tells it."""
+    if info.kind == "backgammon":
+        from door.games.backgammon.notation import from_viewpoint
+
+        text = from_viewpoint(text, mover, 0 if viewer_seat is None else viewer_seat)
     return clean(text)
 
 

@@ -13,7 +13,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from door.ui.bindings import Binding, Keyset, with_arrows
-from door.ui.canvas import YELLOW, Canvas, Style, clip_text
+from door.ui.canvas import CYAN, YELLOW, Canvas, Style, clip_text
 from door.ui.screen import Context, Pop, Push, Replace, Screen, Transition, draw_chrome
 from door.ui.terminal import InputEvent, Resize
 from door.ui.widgets import LineEditor
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from door.ui.boards.common import GameScreenBase
 
 PROMPT_STYLE = Style(fg=YELLOW, bold=True)
+HINT_STYLE = Style(fg=CYAN)
 
 Action = Callable[[Context], Awaitable[None] | None]
 
@@ -110,6 +111,7 @@ class Confirm(Overlay):
     def draw_over(self, canvas: Canvas, ctx: Context) -> None:
         y = self.under.prompt_row(canvas)
         canvas.put(1, y, clip_text(self.question, canvas.width - 2), PROMPT_STYLE)
+        canvas.prompt = y  # a small terminal keeps the question in sight (see fit_view)
 
     async def yes(self, ctx: Context, _key: str) -> Transition | None:
         await _run(self.on_yes, ctx)
@@ -201,7 +203,10 @@ class MoveEditor(Overlay):
     def draw_over(self, canvas: Canvas, ctx: Context) -> None:
         y = self.under.prompt_row(canvas)
         x = canvas.put(1, y, self.prompt, PROMPT_STYLE)
-        self.editor.render(canvas, x, y, min(40, canvas.width - x - 1))
+        # As wide as the terminal itself allows, so the cursor stays on a small one.
+        self.editor.render(canvas, x, y, min(40, min(canvas.width, ctx.caps.width) - x - 1))
+        # The hint goes under the line, not on the key line (where it pushed the keys off).
+        canvas.put(1, y + 1, clip_text(self.hint, canvas.width - 2), HINT_STYLE)
 
     async def submit(self, ctx: Context, _key: str) -> Transition | None:
         text = self.editor.text.strip()
@@ -233,8 +238,6 @@ class MoveEditor(Overlay):
     )
     # fmt: on
 
-    def key_help_line(self) -> str:
-        return f"{self.hint}  {self.keys.key_help(self)}"
 
 
 FrameDrawer = Callable[[Canvas, Context, int], None]

@@ -32,7 +32,7 @@ class RankScreen(KeyedScreen):
     async def load(self, ctx: Context, offset: int = 0) -> None:
         if self.kind is None:
             return
-        self.view.page_size = max(ctx.caps.height, 24) - 11
+        self.view.page_size = max(ctx.caps.height - 11, 3)
         ratings = ctx.services.ratings
         rows = await ratings.rank(self.kind, offset=offset, limit=self.view.page_size + 1)
         # One extra row tells us whether another page exists (the service gives no total).

@@ -16,6 +16,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
+from door.games.backgammon.notation import from_viewpoint
 from door.games.base import Refusal
 from door.services import bgengine
 from door.services.bgengine import GameReview, Mistake, PlayerReview
@@ -96,8 +97,18 @@ def game_header(info: Any) -> Block:
     return lines
 
 
-def player_block(info: Any, player: PlayerReview, width: int) -> Block:
-    """One player's section: name, error rate and rating, decisions, biggest mistakes."""
+def viewer_seat(info: Any, user_id: int | None) -> int:
+    """The seat whose side ``user_id`` sees the board from (White's, seat 0, for anyone
+    not in the game), so the plays are written in the numbers of their own board."""
+    for s in info.seats:
+        if user_id is not None and s.user_id == user_id:
+            return int(s.seat)
+    return 0
+
+
+def player_block(info: Any, player: PlayerReview, width: int, viewer: int = 0) -> Block:
+    """One player's section: name, error rate and rating, decisions, biggest mistakes
+    (the plays in ``viewer``'s point numbers)."""
     colour = SEAT_COLOURS[player.seat] if player.seat < len(SEAT_COLOURS) else ""
     name = seat_name(info, player.seat) + (f" ({colour})" if colour else "")
     rate_style = GOOD_STYLE if player.error_rate < _STRONG_BELOW else BAD_STYLE
@@ -127,8 +138,8 @@ def player_block(info: Any, player: PlayerReview, width: int) -> Block:
         )
     )
     for m in player.mistakes:
-        played = clip_text(clean(m.played), col - 1)
-        better = clip_text(clean(m.best), col - 1)
+        played = clip_text(clean(from_viewpoint(m.played, player.seat, viewer)), col - 1)
+        better = clip_text(clean(from_viewpoint(m.best, player.seat, viewer)), col - 1)
         lines.append(
             Line(
                 f"  {m.move_number:>4}  {fmt_dice(m):<4}  {played:<{col}} {better:<{col}} "
@@ -138,11 +149,14 @@ def player_block(info: Any, player: PlayerReview, width: int) -> Block:
     return lines
 
 
-def review_blocks(info: Any, review: GameReview, width: int) -> list[Block]:
-    """The whole review as blocks of lines, for ``width`` columns of text."""
+def review_blocks(
+    info: Any, review: GameReview, width: int, viewer: int = 0
+) -> list[Block]:
+    """The whole review as blocks of lines, for ``width`` columns of text, the plays
+    numbered from ``viewer``'s side."""
     blocks: list[Block] = [game_header(info)]
     for player in review.players:
-        blocks.append(player_block(info, player, width))
+        blocks.append(player_block(info, player, width, viewer))
     blocks.append(
         [
             Line(
@@ -204,6 +218,8 @@ class ReviewScreen(KeyedScreen):
         self.game_id = game_id
         self.worst = worst
         self.info: Any = None
+        self.viewer = 0
+        """The seat whose point numbers the plays are written in."""
         self.review: GameReview | None = None
         self.error: str | None = None
         self.busy: asyncio.Task[None] | None = None
@@ -236,6 +252,7 @@ class ReviewScreen(KeyedScreen):
         if info.status not in ("finished", "abandoned"):
             raise Refusal(f"Game #{info.id} can be reviewed once it is over.")
         self.info = info
+        self.viewer = viewer_seat(info, ctx.user.id if ctx.user is not None else None)
         bots = ctx.services.bots
         if bots is None or not bgengine.has_bgsage():
             self.error = NO_ENGINE
@@ -317,7 +334,9 @@ class ReviewScreen(KeyedScreen):
         width = canvas.width - 4
         per_page = max(canvas.height - 5, 1)
         first = sum(len(p) for p in self.pages[: self.page])
-        self.pages = paginate(review_blocks(self.info, self.review, width), per_page, width)
+        self.pages = paginate(
+            review_blocks(self.info, self.review, width, self.viewer), per_page, width
+        )
         self._layout_key = key
         seen = 0
         self.page = 0

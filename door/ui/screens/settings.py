@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Literal
 
 from door.games.base import Refusal
-from door.services.accounts import KeyInfo
+from door.services.accounts import STEP_DELAYS, KeyInfo
 from door.ui.canvas import CYAN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.screen import HEADING_STYLE, Context, Pop, Screen, Transition, clean, draw_chrome
 from door.ui.terminal import InputEvent, Key, Text
@@ -23,6 +23,11 @@ CHARSET_NAMES = {
     "cp437": "CP437 (BBS terminals: SyncTERM, NetRunner, mTCP)",
     "utf-8": "UTF-8 (modern terminals, PuTTY, xterm)",
 }
+def delay_name(delay: float) -> str:
+    """How a playback delay reads on the settings menu."""
+    return "by hand (Enter/arrows)" if delay <= 0 else f"{delay:g} s per step"
+
+
 PASSWORD_PROMPTS = ("Current password: ", "New password: ", "New password again: ")
 TEXT_STYLE = Style(fg=WHITE)
 ASK_STYLE = Style(fg=YELLOW, bold=True)
@@ -85,6 +90,7 @@ class SettingsScreen(Screen):
             MenuItem("C", f"Character set: {charset}", SettingsScreen.next_charset),
             MenuItem("O", f"Colour: {'ON' if s.color else 'OFF'}", SettingsScreen.colour),
             MenuItem("S", f"Sound effects: {'ON' if s.sound else 'OFF'}", SettingsScreen.sound),
+            MenuItem("A", f"Animation: {delay_name(s.step_delay)}", SettingsScreen.step_delay),
             MenuItem("P", "Change your password", SettingsScreen.password),
             MenuItem("K", "SSH keys: log in without a password", SettingsScreen.ssh_keys),
             MenuItem("Q", "Back to the main menu", SettingsScreen.back),
@@ -130,6 +136,16 @@ class SettingsScreen(Screen):
         on = not ctx.user.settings.sound
         ctx.set_user(await ctx.services.accounts.update_settings(ctx.user.id, sound=on))
         ctx.status(f"Sound effects are {'ON' if on else 'OFF'}.")
+
+    async def step_delay(self, ctx: Context) -> None:
+        """The next playback speed of a backgammon turn (V)iew, moves arriving)."""
+        assert ctx.user is not None
+        now = ctx.user.settings.step_delay
+        nxt = STEP_DELAYS[(STEP_DELAYS.index(now) + 1) % len(STEP_DELAYS)] if (
+            now in STEP_DELAYS
+        ) else STEP_DELAYS[0]
+        ctx.set_user(await ctx.services.accounts.update_settings(ctx.user.id, step_delay=nxt))
+        ctx.status(f"Animation: {delay_name(nxt)}.")
 
     async def password(self, ctx: Context) -> None:
         self.phase = "password"

@@ -37,6 +37,7 @@ from door.ui.boards.spectrangle import (
     draw_board,
     draw_piece_label,
     draw_piece_preview,
+    field_center,
     neighbour_in_direction,
 )
 from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
@@ -48,6 +49,7 @@ from door.ui.screen import (
     draw_chrome,
 )
 from door.ui.screens.overlays import Cover, ReplayViewer
+from door.ui.widgets import short_names
 
 BOARD_X = 1
 BOARD_Y = 2
@@ -62,6 +64,9 @@ def layout(width: int, height: int) -> tuple[int, int, int]:
         return 4, BOARD_Y + bh, BOARD_X + bw + 2
     return 3, BOARD_Y + BOARD_HEIGHT, PANEL_X
 
+
+HAND_WIDTH = 19
+"""Columns a hand of 4 pieces takes (``RRY5`` and a space each)."""
 
 ARROWS = {"up": "up", "down": "down", "left": "left", "right": "right"}
 KEYPAD = {"8": "up", "2": "down", "4": "left", "6": "right"}
@@ -385,6 +390,10 @@ class SpectrangleScreen(GameScreenBase):
             cursor=self.cursor if self.can_act else None, preview=preview, marked=self.marks,
             scale=layout(canvas.width, canvas.height)[0],
         )  # fmt: skip
+        if self.can_act:
+            # A terminal shorter than the layout scrolls to keep the cursor's field shown.
+            scale = layout(canvas.width, canvas.height)[0]
+            canvas.focus = BOARD_Y + field_center(self.cursor, scale)[1]
         self._render_panel(canvas, ctx, state)
         self._render_bottom(canvas, ctx, accept, cover)
         if layout(canvas.width, canvas.height)[0] == 3:
@@ -395,57 +404,68 @@ class SpectrangleScreen(GameScreenBase):
         info = self.snap.info
         x = layout(canvas.width, canvas.height)[2]
         w = canvas.width - x - 1
+        # A terminal narrower than the layout sees only ``seen`` columns of the panel:
+        # when the hands would be cut off, the panel is drawn narrow (names and scores,
+        # then the player's own hand on a line of its own, the piece section stacked).
+        seen = min(canvas.width, ctx.caps.width) - x - 1
+        narrow = HAND_WIDTH <= seen < 2 + 6 + 7 + HAND_WIDTH
+        if narrow:
+            w = seen
         colors = ctx.caps.colors
         flags = [f"bag {len(state.bag)}"]
+        top_row = 1
         if not state.mirror:
             flags.append("no turning over")
         if state.teams:
             flags.append("teams 1+3 v 2+4")
-        canvas.put(x, 1, clip_text("  ".join(flags), w), DIM)
         if info.status == "active" and info.to_act is not None:
             left = deadline_text(info.deadline, ctx.services.clock.now())
-            who = "your" if self.can_act else f"{self.name_of(info.to_act, 12)}'s"
-            canvas.put(x, 2, clip_text(f"It is {who} turn. {left}", w), MOVER)
+            who = "your" if self.can_act else f"{self.name_of(info.to_act)}'s"
+            turn = f"It is {who} turn."
+            if len(turn) + 1 + len(left) <= w:
+                turn = f"{turn} {left}"
+            elif left:
+                flags.append(left)  # a long name: the time left goes on the line above
+            canvas.put(x, 2, clip_text(turn, w), MOVER)
         elif info.status == "finished":
             canvas.put(x, 2, clip_text(self._result_text(), w), MOVER)
         elif info.status == "open":
             canvas.put(x, 2, "Waiting for players to join.", MOVER)
-        canvas.put(x, 3, "  Player        Score  Hand", HEADING_STYLE)
-        for seat in range(state.players):
+        canvas.put(x, top_row, clip_text("  ".join(flags), w), DIM)
+        # The name column takes what the hands (4 pieces, 20 columns) leave, up to the
+        # longest name; a name too long for it is abbreviated, never two alike.
+        seats = range(state.players)
+        full = [self.name_of(seat) + ("*" if seat == self.my_seat else "") for seat in seats]
+        hand_room = 0 if narrow else 7 + HAND_WIDTH
+        nw = max(6, min(max((len(n) for n in full), default=6), w - 2 - 5 - hand_room))
+        shown = short_names(full, nw)
+        heading = f"  {'Player':<{nw}} Score" + ("" if narrow else "  Hand")
+        canvas.put(x, 3, heading, HEADING_STYLE)
+        for seat in seats:
             y = 4 + seat
             marker = ctx.glyphs.selector if info.to_act == seat else " "
-            name = self.name_of(seat, 12)
-            if seat == self.my_seat:
-                name = clip_text(name, 10) + "*"
             style = MOVER if info.to_act == seat else TEXT
             canvas.put(x, y, marker, style)
-            canvas.put(x + 2, y, f"{name:<12}", style)
-            canvas.put(x + 14, y, f"{state.scores[seat]:>5}", style)
-            hx = x + 21
+            canvas.put(x + 2, y, f"{shown[seat]:<{nw}}", style)
+            canvas.put(x + 2 + nw, y, f"{state.scores[seat]:>5}", style)
+            hx = x + 2 + nw + 7
+            if narrow:
+                if seat in state.out:
+                    canvas.put(x + 2 + nw, y, "  out", DIM)
+                continue
             if seat in state.out:
                 canvas.put(hx, y, "(left the game)", DIM)
                 continue
-            for i, pi in enumerate(state.hands[seat]):
-                sel = (
-                    seat == self.my_seat
-                    and self.can_act
-                    and i == min(self.selected, len(state.hands[seat]) - 1)
-                )
-                draw_piece_label(canvas, hx + 5 * i, y, piece(pi).name, colors, selected=sel)
-        p = self.selected_piece()
+            self._draw_hand(canvas, hx, y, state, seat, colors)
         y = 9
-        if p is not None:
-            turned = ", turned over" if self.mirror else ""
-            canvas.put(x, y, "Your piece: ", TEXT)
-            nx = draw_piece_label(canvas, x + 12, y, piece(p).name, colors)
-            canvas.put(nx, y, f"  rotation {self.rotation}{turned}", TEXT)
-            up = "".join(aids.piece_sides(p, True, self.rotation, self.mirror))
-            down = "".join(aids.piece_sides(p, False, self.rotation, self.mirror))
-            draw_piece_preview(canvas, x + 2, y + 1, up, down, piece(p).value, colors)
-            n = len(self.accepting())
-            fits = f"fits {n} field{'s' if n != 1 else ''}" if n else "fits nowhere this way"
-            canvas.put(x + 14, y + 2, fits, GOOD if n else DIM)
-        y = 14
+        if narrow:
+            y = 4 + state.players
+            if self.my_seat is not None and self.my_seat not in state.out:
+                canvas.put(x, y, "Your hand:", HEADING_STYLE)
+                self._draw_hand(canvas, x, y + 1, state, self.my_seat, colors)
+                y += 2
+        self._draw_piece(canvas, x, y, w, colors, narrow)
+        y = y + 6 if narrow else 14
         if self.hints:
             canvas.put(x, y, "Best moves:", HEADING_STYLE)
             for i, (text, score) in enumerate(self.hints):
@@ -458,12 +478,50 @@ class SpectrangleScreen(GameScreenBase):
                 row, col = divmod(i, per_row)
                 draw_piece_label(canvas, x + 5 * col, y + 1 + row, pc.name, colors)
 
+    def _draw_hand(
+        self, canvas: Canvas, x: int, y: int, state: SpectrangleState, seat: int, colors: int
+    ) -> None:
+        """``seat``'s hand from column ``x``: 5 columns a piece, the chosen one marked."""
+        for i, pi in enumerate(state.hands[seat]):
+            sel = (
+                seat == self.my_seat
+                and self.can_act
+                and i == min(self.selected, len(state.hands[seat]) - 1)
+            )
+            draw_piece_label(canvas, x + 5 * i, y, piece(pi).name, colors, selected=sel)
+
+    def _draw_piece(
+        self, canvas: Canvas, x: int, y: int, w: int, colors: int, narrow: bool
+    ) -> None:
+        """The chosen piece, its rotation, how it lies and how many fields take it (5
+        rows; 6, stacked, when ``narrow``)."""
+        p = self.selected_piece()
+        if p is None:
+            return
+        turned = ", turned over" if self.mirror else ""
+        canvas.put(x, y, "Your piece: ", TEXT)
+        nx = draw_piece_label(canvas, x + 12, y, piece(p).name, colors)
+        rotation = f"rotation {self.rotation}{turned}"
+        if narrow:
+            canvas.put(x, y + 4, clip_text(rotation, w), TEXT)
+        else:
+            canvas.put(nx, y, f"  {rotation}", TEXT)
+        up = "".join(aids.piece_sides(p, True, self.rotation, self.mirror))
+        down = "".join(aids.piece_sides(p, False, self.rotation, self.mirror))
+        draw_piece_preview(canvas, x + 2, y + 1, up, down, piece(p).value, colors)
+        n = len(self.accepting())
+        fits = f"fits {n} field{'s' if n != 1 else ''}" if n else "fits nowhere this way"
+        if narrow:
+            canvas.put(x, y + 5, clip_text(fits, w), GOOD if n else DIM)
+        else:
+            canvas.put(x + 14, y + 2, fits, GOOD if n else DIM)
+
     def _result_text(self) -> str:
         assert self.rules is not None and self.snap is not None
         outcome = self.rules.outcome(self.sp) or self.snap.info.outcome
         if outcome is None:
             return "The game is over."
-        names = " and ".join(self.name_of(s, 12) for s in outcome.winners)
+        names = " and ".join(self.name_of(s) for s in outcome.winners)
         verb = "won" if len(outcome.winners) == 1 else "tied"
         return f"Game over: {names} {verb}."
 
@@ -504,7 +562,7 @@ class SpectrangleScreen(GameScreenBase):
             scale=layout(canvas.width, canvas.height)[0],
         )  # fmt: skip
         self._render_panel(canvas, ctx, state)
-        who = self.name_of(step.seat, 12) if step.seat is not None else "The server"
+        who = self.name_of(step.seat) if step.seat is not None else "The server"
         what = step.text
         if move is not None and move.kind == "place" and move.field is not None:
             assert move.piece is not None

@@ -1,0 +1,184 @@
+"""Terminals smaller than 80×24 (down to 40×15) keep the key line, the prompts and the
+status messages in sight, and mark a row cut on the right; below that they are told
+plainly what size door needs."""
+
+from __future__ import annotations
+
+import pytest
+
+from door.services import Services
+from door.services.accounts import User
+from tests.ui.conftest import StartSession, started_game
+
+SIZES = [(40, 15), (60, 20), (80, 24), (80, 25), (132, 50)]
+SIZE_IDS = [f"{w}x{h}" for w, h in SIZES]
+SCREENS = {
+    # start screen → (the key help's last key, a line of the body a person needs first)
+    None: ("G)oodbye", "P) Play"),
+    "open": ("Q)uit", "Game"),
+    "active": ("Q)uit", "Game"),
+    "finished": ("Q)uit", "Game"),
+    "begin": ("Q)uit", "Backgammon"),
+    "rank": ("Q)uit", "Place"),
+    "instructions": ("Q)uit", "USING DOOR"),
+    "settings": ("Q)uit", "Sound"),
+}
+
+
+def bottom(lines: list[str], rows: int = 3) -> str:
+    return "\n".join(lines[-rows:])
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("start", list(SCREENS), ids=lambda s: s or "main")
+async def test_every_screen_keeps_its_whole_key_line_at_the_bottom(
+    start_session: StartSession, alice: User, size: tuple[int, int], start: str | None
+) -> None:
+    width, height = size
+    r = await start_session(alice, width=width, height=height, start=start)
+    shown = r.term.display()
+    key, body = SCREENS[start]
+    assert key in bottom(shown), "\n".join(shown)
+    assert shown[-1].strip(), "the bottom row is the key line"
+    assert body in r.term.display_text()
+    assert shown[0].rstrip().endswith("Alice"), "the title bar is drawn at the real width"
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("kind", ["backgammon", "spectrangle"])
+async def test_the_resign_question_and_its_keys_are_in_sight_over_a_board(
+    start_session: StartSession, services: Services, alice: User, bob: User,
+    size: tuple[int, int], kind: str,
+) -> None:  # fmt: skip
+    info = await started_game(services, alice, bob, kind)
+    width, height = size
+    r = await start_session(alice, width=width, height=height, start=f"game:{info.id}")
+    r.term.type("x")
+    await r.term.settle()
+    shown = r.term.display()
+    body = " ".join(line.strip() for line in shown[1:-1])
+    question = {"backgammon": "Resign the whole match? Your opponent wins it. (Y/N)",
+                "spectrangle": "Resign and leave this game? (Y/N)"}[kind]  # fmt: skip
+    assert question in body, "\n".join(shown)
+    assert "Y)es" in bottom(shown) and "N)o" in bottom(shown), "\n".join(shown)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+async def test_the_typed_move_line_and_its_keys_are_in_sight(
+    start_session: StartSession, services: Services, alice: User, bob: User,
+    size: tuple[int, int],
+) -> None:  # fmt: skip
+    info = await started_game(services, alice, bob, "backgammon")
+    width, height = size
+    r = await start_session(alice, width=width, height=height, start=f"game:{info.id}")
+    r.term.type("m")
+    await r.term.settle()
+    shown = r.term.display()
+    assert any("Play:" in line for line in shown[1:-1]), "\n".join(shown)
+    assert "Esc back" in bottom(shown) and "Enter send" in bottom(shown), "\n".join(shown)
+
+
+@pytest.mark.parametrize("size", [(40, 15), (60, 20)], ids=["40x15", "60x20"])
+async def test_a_status_message_shows_above_the_key_line_on_a_small_terminal(
+    start_session: StartSession, alice: User, size: tuple[int, int]
+) -> None:
+    r = await start_session(alice, width=size[0], height=size[1], start="settings")
+    r.term.type("o")  # colour off: the screen says what changed
+    await r.term.settle()
+    assert r.term.row(size[1] - 1).strip()
+    text = bottom(r.term.display(), 4)
+    assert "Colour" in text or "colour" in text, r.term.display_text()
+
+
+async def test_a_row_cut_on_the_right_ends_in_a_mark(
+    start_session: StartSession, alice: User
+) -> None:
+    r = await start_session(alice, width=40, height=15)
+    cut = [line for line in r.term.display() if "View games" in line]
+    assert cut and cut[0].rstrip().endswith("»")
+
+
+async def test_the_highlighted_menu_line_stays_in_sight_at_15_rows(
+    start_session: StartSession, alice: User
+) -> None:
+    r = await start_session(alice, width=40, height=15)
+    r.term.press("end")
+    r.term.press("up")
+    r.term.press("down")
+    await r.term.settle()
+    # The menu line and the key help under it, both (the help takes two rows here).
+    assert "G) Goodbye" in r.term.display_text()
+    assert "G)oodbye" in bottom(r.term.display(), 2)
+
+
+@pytest.mark.parametrize("size", [(38, 12), (39, 24), (80, 14)], ids=["38x12", "39x24", "80x14"])
+async def test_a_terminal_below_40x15_is_told_the_size_door_needs(
+    start_session: StartSession, alice: User, size: tuple[int, int]
+) -> None:
+    width, height = size
+    r = await start_session(alice, width=width, height=height)
+    text = " ".join(line.strip() for line in r.term.display())
+    assert f"Your terminal is {width}×{height}; door needs at least 40×15." in text
+    assert "Main Menu" not in text
+
+
+async def test_growing_a_too_small_terminal_brings_the_screen_back(
+    start_session: StartSession, alice: User
+) -> None:
+    r = await start_session(alice, width=38, height=12)
+    r.term.type("g")  # unseen keys do nothing
+    await r.term.settle()
+    assert not r.term.closed
+    r.term.resize(60, 20)
+    await r.term.settle()
+    assert "Main Menu" in r.term.row(0)
+    assert "G)oodbye" in bottom(r.term.display())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+async def test_the_welcome_screen_keeps_its_keys_and_the_typing_cursor_in_sight(
+    start_session: StartSession, size: tuple[int, int]
+) -> None:
+    width, height = size
+    r = await start_session(None, width=width, height=height)
+    shown = r.term.display()
+    assert shown[-1].strip(), "\n".join(shown)
+    r.term.type("l")  # log in: a name is asked for
+    await r.term.settle()
+    shown = r.term.display()
+    assert any("Name" in line or "name" in line for line in shown[1:-1]), "\n".join(shown)
+    assert r.term.screen.cursor.x < width and r.term.screen.cursor.y < height
+
+
+async def test_spectrangle_at_60x20_shows_the_players_own_hand(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    info = await started_game(services, alice, bob, "spectrangle")
+    snap = await services.games.get(info.id, alice.id)
+    me = alice if snap.info.to_act == 0 else bob
+    hand = [p for p in (await services.games.get(info.id, me.id)).state.hands[snap.info.to_act]]
+    r = await start_session(me, width=60, height=20, start=f"game:{info.id}")
+    from door.games.spectrangle.pieces import piece
+
+    text = r.term.display_text()
+    assert "Your hand:" in text
+    for p in hand:
+        assert piece(p).name in text, text
+
+
+@pytest.mark.parametrize("size", [(40, 15), (60, 20)], ids=["40x15", "60x20"])
+async def test_the_board_scrolls_to_keep_the_spectrangle_cursor_in_sight(
+    start_session: StartSession, services: Services, alice: User, bob: User,
+    size: tuple[int, int],
+) -> None:  # fmt: skip
+    info = await started_game(services, alice, bob, "spectrangle")
+    snap = await services.games.get(info.id, alice.id)
+    me = alice if snap.info.to_act == 0 else bob
+    r = await start_session(me, width=size[0], height=size[1], start=f"game:{info.id}")
+    r.term.press(*["down"] * 6)  # to the bottom row of the board
+    await r.term.settle()
+    # The cursor is drawn reversed; some cell of the board's columns shows it.
+    body = range(1, size[1] - 2)
+    assert any(r.term.char_at(x, y).reverse for y in body for x in range(37)), (
+        r.term.display_text()
+    )
