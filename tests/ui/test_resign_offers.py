@@ -4,6 +4,8 @@ over (both games): real sessions on fake terminals, read with pyte at 80×24."""
 
 from __future__ import annotations
 
+import pytest
+
 from door.games.backgammon.position import MOVING, RESIGNING
 from door.services import Services
 from door.services.accounts import User
@@ -23,8 +25,9 @@ async def test_x_on_your_turn_offers_single_gammon_backgammon_or_the_match(
     keys = r.term.row(23)
     for label in ("S)ingle", "G)ammon", "B)ackgammon", "M)atch", "N)o"):
         assert label in keys
-    assert "Offer to lose this game" in r.term.display_text()
-    assert "or M) resign the whole match?" in r.term.display_text()
+    assert "Offer to lose this game (S)ingle, G)ammon, B)ackgammon) or the M)atch?" in (
+        r.term.display_text()
+    )
 
 
 async def test_choosing_gammon_sends_the_offer_and_says_who_answers_it(
@@ -176,3 +179,20 @@ async def test_an_offer_made_while_the_opponent_watches_shows_up_live(
     await r.term.settle()
     await r2.term.wait_for("Offered: resign a backgammon.")
     assert "A)ccept" in r2.term.row(23) and "R)eject" in r2.term.row(23)
+
+
+@pytest.mark.parametrize("size", [(40, 15), (60, 20), (132, 50)])
+async def test_the_choice_and_its_keys_are_in_sight_on_any_terminal(
+    services: Services, alice: User, bob: User, start_session: StartSession,
+    size: tuple[int, int],
+) -> None:  # fmt: skip
+    gid = await begin(services, alice, bob, FIVE_NO_CUBE)
+    r, _, _ = await open_mover(
+        services, gid, {0: alice, 1: bob}, start_session, width=size[0], height=size[1]
+    )
+    r.term.type("x")
+    await r.term.settle()
+    shown = r.term.display()
+    assert any("M)atch?" in line for line in shown[1:-2]), "\n".join(shown)
+    keys = " ".join(shown[-2:])
+    assert "S)ingle" in keys and "N)o" in keys, "\n".join(shown)

@@ -137,6 +137,16 @@ class Confirm(Overlay):
     # fmt: on
 
 
+RESIGN_CHOICES = (
+    "Offer to lose this game as a S)ingle, G)ammon or B)ackgammon, or resign the M)atch?",
+    "Offer to lose this game (S)ingle, G)ammon, B)ackgammon) or the M)atch?",
+    "Lose this game: S)ingle, G)ammon, B)ackgammon? Or the M)atch?",
+    "Lose: S)ingle G)ammon B)ackgammon M)atch?",
+    "Resign this game (S/G/B) or M)atch?",
+)
+"""The resignation choice, longest first: the longest that fits the terminal is asked."""
+
+
 class ResignChoice(Overlay):
     """What X offers in Backgammon on the player's turn: resign this game as a S)ingle,
     G)ammon or B)ackgammon (an offer the opponent accepts or rejects), or M)atch, the whole
@@ -156,12 +166,12 @@ class ResignChoice(Overlay):
 
     def draw_over(self, canvas: Canvas, ctx: Context) -> None:
         y = self.under.prompt_row(canvas)
-        lines = (
-            "Offer to lose this game as a S)ingle, G)ammon or B)ackgammon (1, 2 or 3 times",
-            "the stake; your opponent accepts or rejects), or M) resign the whole match?",
-        )
-        for i, line in enumerate(lines):
-            canvas.put(1, y + i, clip_text(line, canvas.width - 2), PROMPT_STYLE)
+        room = min(canvas.width, ctx.caps.width) - 2
+        for question in RESIGN_CHOICES:
+            if len(question) <= room:
+                break
+        canvas.put(1, y, clip_text(question, room), PROMPT_STYLE)
+        canvas.prompt = y  # a small terminal keeps the question in sight (see fit_view)
 
     async def level(self, ctx: Context, key: str) -> Transition | None:
         await self.offer(ctx, {"s": "single", "g": "gammon", "b": "backgammon"}[key])
