@@ -18,6 +18,7 @@ help drawn again at the terminal's own size, so they are never lost. Below
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Callable
@@ -149,8 +150,10 @@ class Context:
         ring: Callable[[], None] | None = None,
         on_user: Callable[[User], None] | None = None,
         caches: RenderCaches | None = None,
+        time_left: Callable[[], float | None] | None = None,
     ) -> None:
         self.services = services
+        self.time_left = time_left  # door mode: seconds the BBS allows (None: no limit)
         self.caches = caches if caches is not None else RenderCaches()
         self.user = user
         self.caps = caps
@@ -179,6 +182,13 @@ class Context:
     def status(self, msg: str) -> None:
         """Show ``msg`` on the status line from the next render until the next key."""
         self.message = clean(msg)
+
+    def time_left_text(self) -> str:
+        """``"12 min left"`` in door mode with a time limit (for the title bar), else ``""``."""
+        left = self.time_left() if self.time_left is not None else None
+        if left is None:
+            return ""
+        return f"{max(1, math.ceil(left / 60))} min left"
 
     def set_user(self, user: User) -> None:
         """Record a signed-in or updated user (settings may change charset/colour)."""
@@ -315,6 +325,9 @@ def draw_chrome(canvas: Canvas, ctx: Context, title: str, key_help: str) -> None
     """Title bar, status line and key help: the frame every screen shares."""
     ctx.chrome = (title, key_help)
     right = ctx.user.name if ctx.user is not None else ""
+    left = ctx.time_left_text()
+    if left:
+        right = f"{left} · {right}" if right else left
     draw_title(canvas, ctx, title, right)
     draw_status(canvas, ctx, len(help_layout(ctx, key_help, canvas.width)))
     draw_help(canvas, ctx, key_help)
