@@ -180,7 +180,8 @@ class BansConfig:
 class AccountsConfig:
     """Sign-ups and names: whether people may sign up (open, closed, or approval: new
     accounts wait for ``door user approve``), how many accounts and attempts one address
-    may make per hour (0 = no limit), and the names nobody may sign up as."""
+    may make per hour (0 = no limit), the names nobody may sign up as, and how many SSH
+    public keys one account may hold."""
 
     signup: str = _choice("open", ("open", "closed", "approval"))
     signups_per_address_per_hour: int = _ranged(3, 0, 1_000_000)
@@ -190,6 +191,7 @@ class AccountsConfig:
         "operator", "moderator", "staff", "support", "server", "new", "apply", "nobody",
         "anonymous", "everyone", "all",
     )  # fmt: skip
+    max_ssh_keys: int = _ranged(10, 1, 1000)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from door.ui.screen import (
     Replace,
     Screen,
     Transition,
+    clean,
     fit_view,
     is_too_small,
     too_small_view,
@@ -81,6 +82,7 @@ class Session:
             ring=terminal.bell,
             on_user=self._user_changed,
             caches=caches,
+            time_left=getattr(terminal, "time_left", None),  # door mode's BBS time limit
         )
         if user is not None:
             # The user as signed in: their last login is the previous session's, captured
@@ -277,6 +279,9 @@ class Session:
                     waiting.add(game_get)
                 if busy is not None:
                     waiting.add(busy)
+                tick = self._minute_tick()
+                if tick is not None:
+                    waiting.add(tick)
                 done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
                 keep = True
                 if user_get is not None and user_get in done:
@@ -291,6 +296,8 @@ class Session:
                     event = reader.result()
                     reader = None
                     keep = await self.on_input(event)
+                if tick is not None and not tick.done():
+                    tick.cancel()
                 if not keep:
                     break
         finally:
@@ -303,6 +310,13 @@ class Session:
                 self.user_sub.close()
             if self.game_sub is not None:
                 self.game_sub.close()
+
+    def _minute_tick(self) -> asyncio.Future[Any] | None:
+        """Door mode: a wake-up when the title bar's "N min left" is due to change."""
+        left = self.ctx.time_left() if self.ctx.time_left is not None else None
+        if left is None or left <= 0:
+            return None
+        return asyncio.ensure_future(asyncio.sleep(left % 60 + 0.05))
 
     def _busy(self) -> asyncio.Future[Any] | None:
         """The top screen's unfinished background work, if any: a screen that computes
@@ -318,6 +332,14 @@ class Session:
         if event is None:
             return True
         if isinstance(event, Hangup):
+            if event.reason == "time":
+                # The BBS's time is up but the line is still there: say goodbye properly
+                # (every move is already saved; a play not yet sent is not one).
+                name = clean(self.ctx.user.name) if self.ctx.user is not None else "friend"
+                self.quit_message = (
+                    f"Your time on the BBS is up. Your games are saved. Goodbye, {name}!\r\n"
+                )
+                return False
             self.hung_up = True
             return False
         if isinstance(event, Resize):

@@ -34,6 +34,17 @@ RESET = "\x1b[0m\x1b[?25h"
 # Terminal types whose DEL key (0x7F) means Delete, not Backspace.
 CTERM_TYPES = ("syncterm", "cterm")
 
+TIME_WARNINGS = (300.0, 60.0)
+"""Door mode: the time left (seconds) at which the player is warned that the BBS's time
+limit is near."""
+
+
+def _minutes(seconds: float) -> str:
+    """``300`` → ``"5 minutes"``, ``60`` → ``"one minute"``."""
+    m = max(1, round(seconds / 60))
+    return "one minute" if m == 1 else f"{m} minutes"
+
+
 
 @dataclass(frozen=True)
 class ConnectionSettings:
@@ -90,7 +101,7 @@ class BaseTerminal:
         self._warned = False
         self._redraw_after_warning = False
         self._deadline: float | None = None  # door mode: time left on the BBS
-        self._deadline_warned = False
+        self._time_warnings: list[float] = []  # seconds before the deadline, still to come
         self._read_task: asyncio.Task[bytes | Resize | None] | None = None
         self._kick: asyncio.Future[None] | None = None
         self._hangup_reason: str | None = None
@@ -262,9 +273,17 @@ class BaseTerminal:
         self._wake()
 
     def set_time_limit(self, seconds: float | None) -> None:
-        """End the session with ``Hangup("time")`` after ``seconds`` (door mode time left)."""
+        """End the session with ``Hangup("time")`` after ``seconds`` (door mode time
+        left), warning :data:`TIME_WARNINGS` before (those that are still ahead)."""
         self._deadline = None if seconds is None else self._clock() + seconds
-        self._deadline_warned = False
+        ahead = [w for w in TIME_WARNINGS if seconds is not None and w < seconds]
+        self._time_warnings = sorted(ahead, reverse=True)
+
+    def time_left(self) -> float | None:
+        """Seconds until the time limit ends the session (``None``: no limit)."""
+        if self._deadline is None:
+            return None
+        return max(0.0, self._deadline - self._clock())
 
     def push_resize(self, width: int | None, height: int | None) -> None:
         """The transport learned a new window size (from NAWS, SSH, SIGWINCH)."""
@@ -300,18 +319,19 @@ class BaseTerminal:
                 self._say(f"Are you still there? Press a key within {secs} seconds to stay.")
             if self._deadline is not None:
                 if now >= self._deadline:
-                    self._say("Your time is up. Goodbye!")
+                    # The session says goodbye (its games are saved move by move).
                     self._hangup_reason = "time"
                     continue
-                if not self._deadline_warned and now >= self._deadline - 60:
-                    self._deadline_warned = True
+                if self._time_warnings and now >= self._deadline - self._time_warnings[0]:
+                    ahead = self._time_warnings.pop(0)
                     self._redraw_after_warning = True
-                    self._say("You have one minute left.")
+                    self._say(f"You have {_minutes(ahead)} left on the BBS today.")
             if end is not None and now >= end:
                 return None
             wake_at = [idle_end if self._warned else idle_end - self._idle_warning]
             if self._deadline is not None:
-                wake_at.append(self._deadline if self._deadline_warned else self._deadline - 60)
+                warn = self._time_warnings[0] if self._time_warnings else 0.0
+                wake_at.append(self._deadline - warn)
             if end is not None:
                 wake_at.append(end)
             if self._esc_at is not None:

@@ -2,7 +2,9 @@
 
 On a terminal the input is put in raw mode and restored on close, whatever happened;
 SIGWINCH becomes a resize, SIGHUP or EOF a hang-up, SIGTERM a shutdown. On pipes it works
-the same minus the terminal modes.
+the same minus the terminal modes. A drop file's time left becomes the terminal's time
+limit (``set_time_limit``): the title bar shows it, the player is warned at 5 and 1
+minutes, and at the end the session says goodbye.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import os
 import selectors
 import signal
 import termios
+import time
 import tty
+from collections.abc import Callable
 from typing import Any
 
 from door.net import detect
@@ -31,8 +35,9 @@ class StdioTerminal(BaseTerminal):
         *,
         in_fd: int = 0,
         out_fd: int = 1,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        super().__init__(caps=caps, peer="stdio", settings=settings)
+        super().__init__(caps=caps, peer="stdio", settings=settings, clock=clock)
         self._in_fd = in_fd
         self._out_fd = out_fd
         self._saved_mode: list[Any] | None = None

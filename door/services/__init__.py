@@ -171,7 +171,10 @@ async def build_services(
     bans = BanWatch(db, interval=config.bans.check_interval_s)
     services = Services(
         db=db,
-        accounts=Accounts(db, clock, names=name_rules(config), signups=signup_policy(config)),
+        accounts=Accounts(
+            db, clock, names=name_rules(config), signups=signup_policy(config),
+            max_keys=config.accounts.max_ssh_keys,
+        ),
         # the game service's one cache: games by (id, version, snapshot), see games/core.py
         games=GameService(
             db, build_registry(), hub, clock, rng, cache=GameCache(),

@@ -203,12 +203,45 @@ class PublicKey:
         return base64.b64encode(self.blob).decode()
 
 
+KEY_TYPES = (
+    "ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384",
+    "ecdsa-sha2-nistp521", "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com",
+    "ssh-ed448",
+)  # fmt: skip
+"""The public key types a player may add (what the SSH server accepts; DSA is obsolete)."""
+
+MAX_KEYS = 10
+"""The most SSH keys one account holds (``[accounts] max_ssh_keys``)."""
+
+RSA_2048_BLOB = 4 + 7 + 4 + 1 + 4 + 256
+"""The least an ``ssh-rsa`` key's data holds at 2048 bits (type, exponent, modulus)."""
+
+
 def parse_public_key(line: str) -> PublicKey:
-    """Read one OpenSSH public key line (``ssh-ed25519 AAAA… comment``)."""
-    parts = line.strip().split(None, 2)
+    """Read one OpenSSH public key line (``ssh-ed25519 AAAA… comment``); an
+    ``AccountError`` says plainly what is wrong with anything else."""
+    text = line.strip()
+    if "PRIVATE KEY" in text:
+        raise AccountError(
+            "that is a PRIVATE key: never paste it anywhere. Paste the line from the .pub file"
+        )
+    if text.startswith("---- BEGIN SSH2 PUBLIC KEY"):
+        raise AccountError(
+            "that is the SSH2 (PuTTY) format: paste the one-line OpenSSH form "
+            "(PuTTYgen: 'Public key for pasting into OpenSSH authorized_keys')"
+        )
+    parts = text.split(None, 2)
+    if len(parts) >= 3 and parts[0] not in KEY_TYPES and parts[1] in KEY_TYPES:
+        parts = parts[1].split(None) + parts[2].split(None, 1)  # authorized_keys options
     if len(parts) < 2:
         raise AccountError("that is not an OpenSSH public key line (type, key, comment)")
     key_type, data = parts[0], parts[1]
+    if key_type not in KEY_TYPES:
+        if key_type == "ssh-dss":
+            raise AccountError("DSA keys are obsolete and not accepted; make an ed25519 key")
+        raise AccountError(
+            f"{key_type[:40]!r} is not a key type door knows (ssh-ed25519, ssh-rsa, ecdsa-…)"
+        )
     comment = parts[2].strip() if len(parts) > 2 else ""
     try:
         blob = base64.b64decode(data, validate=True)
@@ -218,6 +251,8 @@ def parse_public_key(line: str) -> PublicKey:
         raise AccountError("the key part of that line is not valid base64 key data") from None
     if inner_type != key_type:
         raise AccountError(f"the key says it is {inner_type!r} but the line says {key_type!r}")
+    if key_type == "ssh-ed25519" and len(blob) != 51:
+        raise AccountError("that ssh-ed25519 key is cut short or too long: paste the whole line")
     comment = "".join(ch for ch in comment if ch.isprintable())[:200]
     return PublicKey(key_type, blob, comment)
 
@@ -306,9 +341,11 @@ class Accounts:
         *,
         names: NameRules | None = None,
         signups: SignupPolicy | None = None,
+        max_keys: int = MAX_KEYS,
     ) -> None:
         self.db = db
         self.clock = clock
+        self.max_keys = max_keys
         self._dummy: str | None = None
         self.on_banned: Callable[[int], object] | None = None
         """Called with a user's id once their ban is committed (the process's
@@ -495,9 +532,16 @@ class Accounts:
     # --- SSH keys ------------------------------------------------------------------------
 
     async def add_key(self, user_id: int, openssh_public_key_line: str) -> str:
-        """Attach an SSH public key to the user; returns its ``SHA256:`` fingerprint."""
+        """Attach an SSH public key to the user; returns its ``SHA256:`` fingerprint.
+        Refused (``AccountError``, saying why): a malformed line, a key of another
+        account, one the user has, more than ``max_keys`` keys."""
+        if not isinstance(openssh_public_key_line, str) or len(openssh_public_key_line) > 16384:
+            raise AccountError("that is far too long to be a public key line")
         key = parse_public_key(openssh_public_key_line)
+        if key.key_type == "ssh-rsa" and len(key.blob) < RSA_2048_BLOB:
+            raise AccountError("that RSA key is too short (cut off, or under 2048 bits)")
         now = self.clock.now()
+        most = self.max_keys
 
         def action(repo: Repository) -> str:
             _acting(repo, user_id)
@@ -506,6 +550,10 @@ class Accounts:
                 if owner == user_id:
                     raise AccountError("you already have that key")
                 raise AccountError("that key belongs to another account")
+            if len(repo.keys_of(user_id)) >= most:
+                raise AccountError(
+                    f"you have {most} keys, the most an account may hold: remove one first"
+                )
             repo.insert_key(user_id, key.fingerprint, key.key_type, key.data, key.comment, now)
             return key.fingerprint
 

@@ -20,6 +20,8 @@ BOARD_DRAWINGS_KEPT = 1024
 """Board drawings kept (one is ~12 KB: its cells are shared)."""
 HELP_ROWS_KEPT = 512
 """Key-help rows kept (the same few lines are drawn on every key)."""
+HELP_LAYOUTS_KEPT = 512
+"""Key-help texts kept laid out in rows (by text and width)."""
 
 
 class LRU(Generic[K, V]):
@@ -48,7 +50,8 @@ class LRU(Generic[K, V]):
 class RenderCaches:
     """The style table every canvas of the process shares, and drawings made once:
     ``boards`` (a game board without its cursor, by everything drawn on it) and
-    ``help_rows`` (a key-help line, by text and width)."""
+    ``help_rows`` (a key-help line, by text and width) and ``help_layouts`` (a key-help
+    text broken into the rows it takes, by text and width)."""
 
     def __init__(
         self, *, boards_kept: int = BOARD_DRAWINGS_KEPT, help_rows_kept: int = HELP_ROWS_KEPT
@@ -56,6 +59,7 @@ class RenderCaches:
         self.styles = StyleTable()
         self.boards: LRU[Hashable, Canvas] = LRU(boards_kept)
         self.help_rows: LRU[tuple[str, int], Canvas] = LRU(help_rows_kept)
+        self.help_layouts: LRU[tuple[str, int], tuple[str, ...]] = LRU(HELP_LAYOUTS_KEPT)
 
     def canvas(self, width: int, height: int) -> Canvas:
         """A blank canvas on the shared style table."""

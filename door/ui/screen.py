@@ -18,6 +18,7 @@ help drawn again at the terminal's own size, so they are never lost. Below
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Callable
@@ -149,8 +150,10 @@ class Context:
         ring: Callable[[], None] | None = None,
         on_user: Callable[[User], None] | None = None,
         caches: RenderCaches | None = None,
+        time_left: Callable[[], float | None] | None = None,
     ) -> None:
         self.services = services
+        self.time_left = time_left  # door mode: seconds the BBS allows (None: no limit)
         self.caches = caches if caches is not None else RenderCaches()
         self.user = user
         self.caps = caps
@@ -179,6 +182,13 @@ class Context:
     def status(self, msg: str) -> None:
         """Show ``msg`` on the status line from the next render until the next key."""
         self.message = clean(msg)
+
+    def time_left_text(self) -> str:
+        """``"12 min left"`` in door mode with a time limit (for the title bar), else ``""``."""
+        left = self.time_left() if self.time_left is not None else None
+        if left is None:
+            return ""
+        return f"{max(1, math.ceil(left / 60))} min left"
 
     def set_user(self, user: User) -> None:
         """Record a signed-in or updated user (settings may change charset/colour)."""
@@ -265,13 +275,20 @@ def help_lines(text: str, width: int) -> list[str]:
     return [clip_text(line, room) for line in lines]
 
 
+def help_layout(ctx: Context, text: str, width: int) -> tuple[str, ...]:
+    """:func:`help_lines` of ``text`` at ``width``, laid out once per process: every frame
+    asks two to four times, and measuring the text's width glyph by glyph (key help has
+    arrows and dots) took 2% of a key's CPU (bench/session_keys.py)."""
+    return ctx.caches.help_layouts.get((text, width), lambda: tuple(help_lines(text, width)))
+
+
 def draw_help(canvas: Canvas, ctx: Context, text: str) -> int:
     """The last row (or rows, see ``help_lines``): the key help. Keys written as ``[X]``
     or ``X)`` show in the key colour. Returns the number of rows used."""
     # Every screen draws this row on every key, and it is the same text most of the time.
     caches = ctx.caches
     width = canvas.width
-    lines = help_lines(text, width)
+    lines = help_layout(ctx, text, width)
     top = canvas.height - len(lines)
     for i, line in enumerate(lines):
         row = caches.help_rows.get((line, width), partial(_help_row, line, width, caches))
@@ -308,8 +325,11 @@ def draw_chrome(canvas: Canvas, ctx: Context, title: str, key_help: str) -> None
     """Title bar, status line and key help: the frame every screen shares."""
     ctx.chrome = (title, key_help)
     right = ctx.user.name if ctx.user is not None else ""
+    left = ctx.time_left_text()
+    if left:
+        right = f"{left} · {right}" if right else left
     draw_title(canvas, ctx, title, right)
-    draw_status(canvas, ctx, len(help_lines(key_help, canvas.width)))
+    draw_status(canvas, ctx, len(help_layout(ctx, key_help, canvas.width)))
     draw_help(canvas, ctx, key_help)
 
 
@@ -374,14 +394,14 @@ def fit_view(canvas: Canvas, ctx: Context, width: int, height: int) -> Canvas:
     word-wrapped if it is cut) in sight. A row cut on the right ends in :data:`CUT_MARK`."""
     view = ctx.caches.canvas(width, height)
     chrome = ctx.chrome
-    help_rows = len(help_lines(chrome[1], width)) if chrome is not None else 0
+    help_rows = len(help_layout(ctx, chrome[1], width)) if chrome is not None else 0
     status_rows = 1 if chrome is not None else 0
     first = 1 if chrome is not None else 0
     body = max(height - first - help_rows - status_rows, 1)
     # The layout's own body: under its title, above its status and help rows.
     src_end = canvas.height - 2 if chrome is not None else canvas.height
     if chrome is not None:
-        src_end = canvas.height - 1 - len(help_lines(chrome[1], canvas.width))
+        src_end = canvas.height - 1 - len(help_layout(ctx, chrome[1], canvas.width))
     focus = canvas.focus
     wrapped: list[tuple[str, Style]] = []
     if canvas.cursor is not None:

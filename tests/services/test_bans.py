@@ -21,7 +21,9 @@ from tests.services.test_games import ME, OPEN, player_to_act, two_player_game
 
 # Every public action of GameService is one of these two kinds: a new one must be added
 # to one of them (test_every_action_of_the_game_service_is_classified).
-REFUSED_TO_THE_BANNED = {"begin", "join", "leave", "decline", "submit", "resign", "mark_seen"}
+REFUSED_TO_THE_BANNED = {
+    "begin", "join", "leave", "decline", "submit", "resign", "mark_seen", "offer_resignation",
+}  # fmt: skip
 READS_AND_SERVER_WORK = {
     "get", "list_games", "events", "since_last_visit", "replay_check", "game_ids",
     "sweep_deadlines",
@@ -57,6 +59,7 @@ async def test_every_action_a_banned_user_asks_of_the_game_service_is_refused(
         "decline": lambda: games.decline(invited.id, alice.id),
         "submit": lambda: games.submit(g.id, alice.id, "take 1", g.version),
         "resign": lambda: games.resign(g.id, alice.id),
+        "offer_resignation": lambda: games.offer_resignation(g.id, alice.id, "single", g.version),
         "mark_seen": lambda: games.mark_seen(g.id, alice.id, g.last_seq),
     }
     assert set(attempts) == REFUSED_TO_THE_BANNED

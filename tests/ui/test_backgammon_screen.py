@@ -890,6 +890,8 @@ async def test_a_resignation_question_goes_away_when_the_game_ends_under_it(
     r, _, mover = await open_mover(services, gid, {0: alice, 1: bob}, start_session)
     other = bob if mover is alice else alice
     r.term.type("x")
+    await r.term.settle()
+    r.term.type("m")  # X on one's turn first offers the game or the match
     await r.term.wait_for("Resign the whole match?")
     assert "Y)es" in r.term.row(23)
     snap = await services.games.get(gid)

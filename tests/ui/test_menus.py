@@ -211,34 +211,6 @@ async def test_begin_toggles_a_yes_no_option(start_session: StartSession, alice:
     assert "Cube: no" in r.term.display_text()
 
 
-async def test_begin_refuses_a_bad_number_and_keeps_the_old_value(
-    start_session: StartSession, alice: User
-) -> None:
-    r = await start_session(alice, start="begin")
-    r.term.type("b")
-    r.term.type("a")  # Match length
-    r.term.press("ctrl-u")
-    r.term.line("lots")
-    await r.term.settle()
-    assert "must be a whole number" in r.term.display_text()
-    r.term.press("escape")
-    await r.term.settle()
-    assert "Match length: 5" in r.term.display_text()
-
-
-async def test_begin_a_value_the_rules_refuse_shows_their_reason(
-    start_session: StartSession, alice: User
-) -> None:
-    r = await start_session(alice, start="begin")
-    r.term.type("b")
-    r.term.type("a")
-    r.term.press("ctrl-u")
-    r.term.line("-3")
-    await r.term.settle()
-    assert "Match length: 5" in r.term.display_text()
-    assert r.term.row(22).strip()  # the rules' message
-
-
 async def test_begin_spectrangle_for_three_adds_an_opponent_line(
     start_session: StartSession, alice: User
 ) -> None:

@@ -86,6 +86,8 @@ async def test_goodbye_closes_the_connection_with_a_farewell(
     r = await start_session(alice)
     r.term.type("g")
     await r.term.settle()
+    r.term.type("y")  # "Log off? (Y/N)"
+    await r.term.settle()
     assert r.term.closed
     assert "Goodbye, Alice" in (r.term.close_message or "")
 

@@ -78,6 +78,8 @@ from door.games.backgammon.moves import (
 from door.games.backgammon.options import (
     MAX_MATCH_LENGTH,
     default_options,
+    fit_options,
+    option_choices,
     options_dict,
     options_of,
     validate_options,
@@ -134,6 +136,18 @@ class BackgammonRules:
         """Checked, complete options; a ``Refusal`` (a ``ValueError``) names the first
         problem."""
         return validate_options(seats, options)
+
+    def option_choices(
+        self, seats: int, options: Mapping[str, JSONValue]
+    ) -> dict[str, tuple[JSONValue, ...]]:
+        """The values each option may take beside the others (one value: it does not
+        apply); for set-up screens."""
+        return option_choices(options)
+
+    def fit_options(self, seats: int, wanted: Mapping[str, JSONValue]) -> dict[str, JSONValue]:
+        """``wanted`` with each option that does not apply beside the others at its one
+        value, checked."""
+        return fit_options(wanted)
 
     def options_of(self, options: Mapping[str, JSONValue]) -> Options:
         """The frozen ``Options`` for checked option values."""

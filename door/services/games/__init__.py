@@ -135,6 +135,7 @@ class GameService:
         self.get = self.lobby.get
         self.submit = self.turns.submit
         self.resign = self.turns.resign
+        self.offer_resignation = self.turns.offer_resignation
         self.sweep_deadlines = self.deadlines.sweep_deadlines
         self.events = self.history.events
         self.mark_seen = self.history.mark_seen

@@ -13,6 +13,9 @@ from door.store.repository import Repository
 
 MAX_MOVE_TEXT = 200
 
+RESIGN_LEVELS = ("single", "gammon", "backgammon")
+"""What a Backgammon player may offer to lose this game by (1, 2 or 3 times the cube)."""
+
 
 class Turns:
     """Submit a move; resign a game."""
@@ -28,6 +31,18 @@ class Turns:
         """Play ``move_text`` for ``user_id``, then draw whatever chance follows; one
         transaction. Raises StaleVersionError / NotYourTurnError / GameClosedError / the
         rules' errors (nothing is written when anything is refused)."""
+        return await self._play(game_id, user_id, move_text, expected_version)
+
+    async def _play(
+        self,
+        game_id: int,
+        user_id: int,
+        move_text: str,
+        expected_version: int,
+        only_kind: str | None = None,
+    ) -> GameSnapshot:
+        """``submit``; ``only_kind``: refuse a game of another kind (checked in the
+        transaction, after the actor's ban)."""
         if not isinstance(move_text, str) or not move_text.strip():
             raise InvalidMoveError("type a move")
         if len(move_text) > MAX_MOVE_TEXT:
@@ -38,6 +53,10 @@ class Turns:
         change = Change(game_id, moved=True, actor=user_id)
 
         def move(repo: Repository, loaded: Loaded) -> GameSnapshot:
+            if only_kind is not None and loaded.game.kind != only_kind:
+                raise InvalidMoveError(
+                    "this game has no resignation offers; X resigns and leaves it"
+                )
             core.check_active(loaded.game)
             if loaded.game.version != expected_version:
                 raise StaleVersionError(core.snapshot(loaded, user_id))
@@ -62,6 +81,19 @@ class Turns:
         snapshot = await core.act(change, action, viewer=user_id, checked_by_move=True)
         self.notices.after_commit(snapshot, change)
         return snapshot
+
+    async def offer_resignation(
+        self, game_id: int, user_id: int, level: str, expected_version: int
+    ) -> GameSnapshot:
+        """Offer to lose this game (not the match) by ``level`` (``single``, ``gammon`` or
+        ``backgammon``); the opponent then accepts or rejects it, and the game waits on
+        them. Only a game whose rules know resignation offers (Backgammon) takes one; the
+        offer is a move of the rules' notation, so the log, replays and bots see it as any
+        other. Raises as :meth:`submit` does."""
+        if level not in RESIGN_LEVELS:
+            raise InvalidMoveError("offer to resign a single, gammon or backgammon")
+        text = f"resign {level}"
+        return await self._play(game_id, user_id, text, expected_version, "backgammon")
 
     async def resign(
         self, game_id: int, user_id: int, expected_version: int | None = None

@@ -12,7 +12,9 @@ Keys (the bottom line shows the ones that apply now):
 * ``:`` or M opens a line to type the play in notation (``13/7 8/7``, ``bar/22*``), or
   any action word (``roll``, ``double``, ``take``, ``drop``);
 * R rolls and D doubles at the start of a turn; T takes and D drops a double (B beavers
-  where allowed); A accepts and R rejects a resignation; X resigns the match;
+  where allowed); A accepts and R rejects a resignation; X, on your turn, offers to lose
+  this game as a single, gammon or backgammon (the opponent accepts or rejects it) or
+  resigns the whole match (at other times it resigns the match; never once it is over);
 * V plays the opponent's last turn back by itself ("in action": the dice, then each
   checker step, at the player's Animation setting; any key pauses, the arrows step),
   and moves that arrive while you look are played the same way; I shows the gnubg
@@ -72,7 +74,7 @@ from door.ui.caches import RenderCaches
 from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.glyphs import glyphs
 from door.ui.screen import HEADING_STYLE, Context, Push, Transition, draw_chrome
-from door.ui.screens.overlays import Cover
+from door.ui.screens.overlays import Cover, ResignChoice
 from door.ui.screens.playback import Playback
 from door.ui.widgets import short_names
 
@@ -301,6 +303,14 @@ class BackgammonScreen(GameScreenBase):
     def is_resigning(self) -> bool:
         return self._acting_in(RESIGNING)
 
+    def may_offer_resignation(self) -> bool:
+        """On the player's own turn (before or after rolling) a game may be offered."""
+        return self.can_act and self.bg.phase in (DECIDE, MOVING)
+
+    def may_resign(self) -> bool:
+        """X applies to a seated player while the match is being played."""
+        return self.is_seated() and self.is_running() and not self.replay
+
     def may_beaver(self) -> bool:
         assert self.rules is not None
         words = {self.rules.format_move(self.bg, m) for m in self.rules.legal_moves(self.bg)}
@@ -374,6 +384,32 @@ class BackgammonScreen(GameScreenBase):
     async def reject(self, ctx: Context, key: str) -> None:
         await self._send_and_say(ctx, "reject", "You rejected the resignation.")
 
+    def choose_resign(self, ctx: Context, key: str) -> Transition | None:
+        """X: on the player's turn, the choice of a game offer or the whole match;
+        otherwise the whole-match question."""
+        if not self.may_offer_resignation():
+            return self.ask_resign(ctx)
+        return Push(
+            ResignChoice(
+                self, self._offer_resignation, self.ask_resign,
+                valid=self.may_offer_resignation,
+            )
+        )  # fmt: skip
+
+    async def _offer_resignation(self, ctx: Context, level: str) -> None:
+        if self.snap is None or ctx.user is None:
+            return
+        call = ctx.services.games.offer_resignation(
+            self.game_id, ctx.user.id, level, self.snap.info.version
+        )
+        if await self._act(ctx, call) is None:
+            return
+        self.pp = None
+        self.lift = None
+        await self.refresh_record(ctx)
+        other = self.name_of(1 - self.viewer)
+        ctx.status(f"You offered to resign a {level}; {other} accepts or rejects it.")
+
     def no_such_key(self, ctx: Context, key: str) -> None:
         """A key no row of the table took: say what does work now."""
         if key != "enter" and len(key) != 1:
@@ -424,9 +460,10 @@ class BackgammonScreen(GameScreenBase):
             Binding(("v",), "V)iew last turn", "V: the opponent's last turn, played back",
                     view_last_turn, shown=lambda s: not s.can_act),
             Binding(("i",), "I)D", "I: show the gnubg Position ID and Match ID", toggle_ids),
-            Binding(("x",), "X)resign", "X: resign the match", GameScreenBase.ask_resign,
-                    when=is_seated,
-                    shown=lambda s: s.is_seated() and not s.is_moving()),
+            Binding(("x",), "X)resign",
+                    "X: resign: offer this game (single, gammon, backgammon) or the match",
+                    choose_resign, when=may_resign,
+                    shown=lambda s: s.may_resign() and not s.is_moving()),
             Binding(("?", "f1"), "?)help", "?: this list of keys", GameScreenBase.open_help,
                     shown=lambda s: s.can_act),
             Binding(("q", "escape"), "Q)uit",
@@ -914,6 +951,13 @@ class BackgammonScreen(GameScreenBase):
             elif phase == RESIGNING:
                 level = RESIGN_WORDS.get(state.resign_level, "single")
                 canvas.put(x, y, clip_text(f"Offered: resign a {level}.", w), LOUD)
+                offerer = self.name_of(1 - self.viewer, 12)
+                canvas.put(x, y + 1, clip_text(f"by {offerer} (this game)", w), TEXT)
+                canvas.put(x, y + 2, clip_text("A)ccept or R)eject?", w), TEXT)
+        elif self.my_seat is not None and state.phase == RESIGNING and info.status == "active":
+            level = RESIGN_WORDS.get(state.resign_level, "single")
+            canvas.put(x, y, clip_text(f"You offered a {level};", w), LOUD)
+            canvas.put(x, y + 1, clip_text("waiting for the answer.", w), TEXT)
         if self.thinking:
             canvas.put(x, 11, clip_text("Thinking...", w), DIM)
         elif self.hints:

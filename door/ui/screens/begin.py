@@ -1,5 +1,11 @@
 """Begin a game: choose the kind, its options (as the rules offer them), the number of
-players and each opponent — anyone, a named user, or the computer at a bot level."""
+players and each opponent — anyone, a named user, or the computer at a bot level.
+
+Where the rules list the values an option may take (``option_choices``), its letter steps
+to the next one (Backgammon's match length: Money, 1, 3, 5, …) and an option that cannot
+apply beside the others (no Crawford rule in money play) is not shown; the player's picks
+are kept apart from the options they fit to (``fit_options``), so going to a 1-point match
+and back keeps the cube. Other number options open a line that takes digits only."""
 
 from __future__ import annotations
 
@@ -48,10 +54,21 @@ def option_label(key: str) -> str:
     return key.replace("_", " ").replace("-", " ").capitalize()
 
 
-def option_value(value: Any) -> str:
+def option_value(value: Any, key: str = "") -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if key == "match_length" and isinstance(value, int):
+        if value == 0:
+            return "Money game (one game, no match)"
+        if value == 1:
+            return "1 point (one game, so no cube)"
+        return f"{value} points"
     return clean(value, 20)
+
+
+OPTION_LETTERS = "ABCEFJKLMOTUVWXZ"
+"""The letters of the option lines, in the rules' order (an option keeps its letter when
+another one is hidden)."""
 
 
 class BeginScreen(Screen):
@@ -71,6 +88,7 @@ class BeginScreen(Screen):
         self.rules: Any = None
         self.seats = 2
         self.options: dict[str, Any] = {}
+        self.wanted: dict[str, Any] = {}  # the player's picks; ``options`` is them fitted
         self.opponents: list[Opponent] = [Opponent()]
         self.deadline_hours = 168
         self.hints_allowed = True
@@ -114,7 +132,8 @@ class BeginScreen(Screen):
         self.rules = games.rules_for(kind)
         self.kind = kind
         self.seats = self.rules.min_seats
-        self.options = dict(self.rules.validate_options(self.seats, self.rules.default_options()))
+        self.wanted = dict(self.rules.default_options())
+        self.options = self._fitted(self.seats, self.wanted)
         self.opponents = [Opponent() for _ in range(self.seats - 1)]
         self.phase = "setup"
         self.menu = Menu(self._setup_items(ctx))
@@ -136,10 +155,12 @@ class BeginScreen(Screen):
             label = "Opponent" if len(self.opponents) == 1 else f"Opponent {i}"
             pick = partial(BeginScreen.pick_opponent, index=i - 1)
             items.append(MenuItem(str(i), f"{label}: {opp.label()}", pick))
-        letters = iter("ABCEFJKLMOTUVWXZ")
-        for key, value in self.options.items():
+        choices = self._choices()
+        for letter, (key, value) in zip(OPTION_LETTERS, self.options.items(), strict=False):
+            if key in choices and len(choices[key]) <= 1:
+                continue  # it cannot apply beside the others
             items.append(
-                MenuItem(next(letters), f"{option_label(key)}: {option_value(value)}",
+                MenuItem(letter, f"{option_label(key)}: {option_value(value, key)}",
                          partial(BeginScreen.change_option, key=key))
             )  # fmt: skip
         days = self.deadline_hours / 24
@@ -152,6 +173,21 @@ class BeginScreen(Screen):
         items.append(MenuItem("S", "Start the game", BeginScreen.start))
         items.append(MenuItem("Q", "Back to the main menu", BeginScreen.back))
         return items
+
+    def _choices(self) -> dict[str, tuple[Any, ...]]:
+        """The values each option may take now (rules without ``option_choices``: none
+        listed, every option shown)."""
+        choose = getattr(self.rules, "option_choices", None)
+        if choose is None:
+            return {}
+        return dict(choose(self.seats, self.options))
+
+    def _fitted(self, seats: int, wanted: dict[str, Any]) -> dict[str, Any]:
+        """``wanted`` checked, made to fit where the rules know how."""
+        fit = getattr(self.rules, "fit_options", None)
+        if fit is not None:
+            return dict(fit(seats, wanted))
+        return dict(self.rules.validate_options(seats, wanted))
 
     def _refresh(self, ctx: Context) -> None:
         selected = self.menu.selected
@@ -193,10 +229,15 @@ class BeginScreen(Screen):
 
     async def change_option(self, ctx: Context, *, key: str) -> None:
         value = self.options[key]
-        if isinstance(value, bool):
+        values = self._choices().get(key)
+        if values:
+            i = values.index(value) if value in values else -1
+            self.set_option(key, values[(i + 1) % len(values)], ctx)
+        elif isinstance(value, bool):
             self.set_option(key, not value, ctx)
         else:
-            self.begin_edit(("option", key), f"{option_label(key)}: ", str(value))
+            digits = isinstance(value, int)
+            self.begin_edit(("option", key), f"{option_label(key)}: ", str(value), digits=digits)
 
     async def next_deadline(self, ctx: Context) -> None:
         i = DEADLINES.index(self.deadline_hours) if self.deadline_hours in DEADLINES else 0
@@ -207,13 +248,14 @@ class BeginScreen(Screen):
 
     def set_seats(self, n: int, ctx: Context) -> None:
         try:
-            options = self.rules.validate_options(n, self.options)
+            options = self._fitted(n, self.wanted)
         except ValueError as exc:
             # e.g. an option only some player counts allow: reset to the defaults.
             try:
-                options = self.rules.validate_options(n, self.rules.default_options())
+                options = self._fitted(n, self.rules.default_options())
             except ValueError:
                 raise exc from None
+            self.wanted = dict(self.rules.default_options())
             ctx.status("Options reset to the defaults for that many players.")
         self.seats = n
         self.options = dict(options)
@@ -223,9 +265,10 @@ class BeginScreen(Screen):
 
     def set_option(self, key: str, value: Any, ctx: Context) -> None:
         """Change one option; the rules check it, and a refused value changes nothing."""
-        trial = dict(self.options)
+        trial = dict(self.wanted)
         trial[key] = value
-        self.options = dict(self.rules.validate_options(self.seats, trial))
+        self.options = self._fitted(self.seats, trial)
+        self.wanted = trial
 
     def choose_opponent(self, index: int, ctx: Context) -> None:
         """Open the chooser for seat ``index``: anyone, a named player, or a bot level."""
@@ -258,11 +301,18 @@ class BeginScreen(Screen):
         self._refresh(ctx)
         return None
 
-    def begin_edit(self, target: tuple[str, Any], prompt: str, text: str) -> None:
+    def begin_edit(
+        self, target: tuple[str, Any], prompt: str, text: str, *, digits: bool = False
+    ) -> None:
+        """Open the line for ``target``; ``digits``: a number, so only digits go in (and
+        the old value is selected away: typing starts afresh)."""
         self.phase = "edit"
         self.edit_target = target
         self.edit_prompt = prompt
-        self.editor = LineEditor(text, max_len=40)
+        if digits:
+            self.editor = LineEditor("", max_len=4, allowed=str.isdigit)
+        else:
+            self.editor = LineEditor(text, max_len=40)
 
     async def _on_edit(self, event: InputEvent, ctx: Context) -> Transition | None:
         result = self.editor.handle(event)

@@ -37,7 +37,8 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "of a game. door remembers your choice.",
             "  I  These instructions.   R  Rank: the top players of each game, and your place.",
             "  Y  Your settings: character set (CP437 for BBS terminals, UTF-8 for modern "
-            "ones), colour, sound and password.   G  Goodbye.",
+            "ones), colour, sound, password, and K)eys: your SSH public keys, to log in "
+            "over SSH without a password.   G  Goodbye (asks Y/N).",
             "Every menu works with its letter keys, or with the arrow keys and Enter. The "
             "bottom line of each screen lists its keys. Ctrl-L redraws the screen if it "
             "gets garbled. The top of the main menu tells you what happened since your "
@@ -85,11 +86,14 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "plays on for twice the stake, owning the cube) or D)rops (and loses the game at "
             "the current stake). A gammon (the loser bore off nothing) counts double, a "
             "backgammon (and a checker still in the winner's home or on the bar) triple. "
-            "Matches are played to a number of points, with the Crawford rule if chosen.",
+            "Matches are played to a number of points, with the Crawford rule if chosen; "
+            "a money game (match length Money) is one game played for the stake.",
             "V)iew plays your opponent's last turn back, in action (Space pauses, arrows "
             "step); Y)our settings sets its speed. I)Ds shows the "
             "gnubg Position ID and Match ID, to study the position elsewhere. H)int (when "
-            "the game allows it) suggests plays. X resigns the whole match.",
+            "the game allows it) suggests plays. X on your turn offers to give up this game "
+            "as a S)ingle, G)ammon or B)ackgammon (your opponent A)ccepts or R)ejects it), "
+            "or M) resigns the whole match.",
             "If your time for a move runs out, you lose the match.",
         ),
     ),

@@ -12,7 +12,6 @@ from door.ui.screen import (
     HEADING_STYLE,
     Context,
     Push,
-    Quit,
     Screen,
     Transition,
     clean,
@@ -160,8 +159,10 @@ class MainMenu(Screen):
         return Push(SettingsScreen())
 
     async def goodbye(self, ctx: Context) -> Transition | None:
+        from door.ui.screens.logoff import LogOffQuestion
+
         name = clean(ctx.user.name) if ctx.user else "friend"
-        return Quit(f"Goodbye, {name}. Your games will wait for you.\r\n")
+        return Push(LogOffQuestion(self, f"Goodbye, {name}. Your games will wait for you.\r\n"))
 
     # --- drawing ---------------------------------------------------------------------
     def render(self, canvas: Canvas, ctx: Context) -> None:

@@ -1,5 +1,5 @@
-"""Screens pushed over a game screen: the Y/N question, the typed-move line and the
-step-by-step replay viewer. Both games share them.
+"""Screens pushed over a game screen: the Y/N question, the resignation choice, the
+typed-move line and the step-by-step replay viewer. Both games share them.
 
 An overlay draws the game under it (``under.draw`` with the :class:`Cover` it puts over
 it), then its own line under the board and its own key help; it passes the game's
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from door.ui.bindings import Binding, Keyset, with_arrows
 from door.ui.canvas import CYAN, YELLOW, Canvas, Style, clip_text
-from door.ui.screen import Context, Pop, Screen, Transition, draw_chrome
+from door.ui.screen import Context, Pop, Push, Replace, Screen, Transition, draw_chrome
 from door.ui.terminal import InputEvent, Resize
 from door.ui.widgets import LineEditor
 
@@ -132,6 +132,67 @@ class Confirm(Overlay):
             Binding(("n", "escape"), "N)o", "N or Esc: no", no),
             Binding(("u",), "U)ndo", "U: take back the last step", undo,
                     when=lambda s: s.on_undo is not None),
+        ]
+    )
+    # fmt: on
+
+
+RESIGN_CHOICES = (
+    "Offer to lose this game as a S)ingle, G)ammon or B)ackgammon, or resign the M)atch?",
+    "Offer to lose this game (S)ingle, G)ammon, B)ackgammon) or the M)atch?",
+    "Lose this game: S)ingle, G)ammon, B)ackgammon? Or the M)atch?",
+    "Lose: S)ingle G)ammon B)ackgammon M)atch?",
+    "Resign this game (S/G/B) or M)atch?",
+)
+"""The resignation choice, longest first: the longest that fits the terminal is asked."""
+
+
+class ResignChoice(Overlay):
+    """What X offers in Backgammon on the player's turn: resign this game as a S)ingle,
+    G)ammon or B)ackgammon (an offer the opponent accepts or rejects), or M)atch, the whole
+    match (asked again with Y/N); N or Esc changes nothing. ``offer(ctx, level)`` makes
+    the offer; ``whole_match(ctx)`` pushes the Y/N question for the match."""
+
+    def __init__(
+        self,
+        under: GameScreenBase,
+        offer: Callable[[Context, str], Awaitable[None]],
+        whole_match: Callable[[Context], Transition | None],
+        valid: Callable[[], bool] | None = None,
+    ) -> None:
+        super().__init__(under, valid)
+        self.offer = offer
+        self.whole_match = whole_match
+
+    def draw_over(self, canvas: Canvas, ctx: Context) -> None:
+        y = self.under.prompt_row(canvas)
+        room = min(canvas.width, ctx.caps.width) - 2
+        for question in RESIGN_CHOICES:
+            if len(question) <= room:
+                break
+        canvas.put(1, y, clip_text(question, room), PROMPT_STYLE)
+        canvas.prompt = y  # a small terminal keeps the question in sight (see fit_view)
+
+    async def level(self, ctx: Context, key: str) -> Transition | None:
+        await self.offer(ctx, {"s": "single", "g": "gammon", "b": "backgammon"}[key])
+        return Pop()
+
+    def match(self, ctx: Context, _key: str) -> Transition | None:
+        asked = self.whole_match(ctx)
+        return Replace(asked.screen) if isinstance(asked, Push) else Pop()
+
+    def no(self, ctx: Context, _key: str) -> Transition | None:
+        ctx.status("Not done.")
+        return Pop()
+
+    # fmt: off
+    keys = Keyset(
+        [
+            Binding(("s",), "S)ingle", "S: offer to lose this game, a single", level),
+            Binding(("g",), "G)ammon", "G: offer to lose this game as a gammon", level),
+            Binding(("b",), "B)ackgammon", "B: offer to lose it as a backgammon", level),
+            Binding(("m",), "M)atch", "M: resign the whole match", match),
+            Binding(("n", "escape"), "N)o", "N or Esc: keep playing", no),
         ]
     )
     # fmt: on

@@ -1,14 +1,19 @@
-"""Your settings: character set, colour, sound and password (all remembered)."""
+"""Your settings: character set, colour, sound, password and SSH keys (all remembered).
+
+K)eys lists the player's SSH public keys (type, ``SHA256:`` fingerprint, comment) and
+lets them A)dd one by pasting its OpenSSH line (``ssh-ed25519 AAAA… me@laptop``) and
+R)emove one (asked Y/N); the accounts service refuses a malformed line, a private key, a
+key of another account and more than ``[accounts] max_ssh_keys``, saying why."""
 
 from __future__ import annotations
 
 from typing import Literal
 
 from door.games.base import Refusal
-from door.services.accounts import STEP_DELAYS
-from door.ui.canvas import CYAN, Canvas, Style
-from door.ui.screen import HEADING_STYLE, Context, Pop, Screen, Transition, draw_chrome
-from door.ui.terminal import InputEvent, Key
+from door.services.accounts import STEP_DELAYS, KeyInfo
+from door.ui.canvas import CYAN, WHITE, YELLOW, Canvas, Style, clip_text
+from door.ui.screen import HEADING_STYLE, Context, Pop, Screen, Transition, clean, draw_chrome
+from door.ui.terminal import InputEvent, Key, Text
 from door.ui.widgets import LineEditor, Menu, MenuItem
 
 NOTE_STYLE = Style(fg=CYAN)
@@ -24,6 +29,25 @@ def delay_name(delay: float) -> str:
 
 
 PASSWORD_PROMPTS = ("Current password: ", "New password: ", "New password again: ")
+TEXT_STYLE = Style(fg=WHITE)
+ASK_STYLE = Style(fg=YELLOW, bold=True)
+MAX_KEY_LINE = 16384  # a 16384-bit RSA key's line is about 2,800 characters
+KEY_TYPE_NAMES = {
+    "ssh-ed25519": "ED25519",
+    "ssh-rsa": "RSA",
+    "ecdsa-sha2-nistp256": "ECDSA-256",
+    "ecdsa-sha2-nistp384": "ECDSA-384",
+    "ecdsa-sha2-nistp521": "ECDSA-521",
+    "sk-ssh-ed25519@openssh.com": "ED25519-SK",
+    "sk-ecdsa-sha2-nistp256@openssh.com": "ECDSA-SK",
+    "ssh-ed448": "ED448",
+}
+
+
+def key_line(i: int, key: KeyInfo) -> str:
+    """``"1. ED25519 SHA256:…  me@laptop"``: one key as the list shows it."""
+    kind = KEY_TYPE_NAMES.get(key.key_type, clean(key.key_type, 12))
+    return f"{i}. {kind} {key.fingerprint}  {clean(key.comment, 60)}".rstrip()
 
 
 class SettingsScreen(Screen):
@@ -33,14 +57,25 @@ class SettingsScreen(Screen):
 
     def __init__(self) -> None:
         self.menu = Menu([])
-        self.phase: Literal["menu", "password"] = "menu"
+        self.phase: Literal["menu", "password", "keys", "key-add", "key-remove"] = "menu"
         self.fields = [LineEditor(secret=True, max_len=72) for _ in PASSWORD_PROMPTS]
         self.field = 0
+        self.keys: list[KeyInfo] = []
+        self.key_editor = LineEditor(max_len=MAX_KEY_LINE)
+        self.removing: KeyInfo | None = None
 
     @property
     def key_help(self) -> str:  # type: ignore[override]
         if self.phase == "password":
             return "Type, then Enter for the next line · Esc cancels the change"
+        if self.phase == "keys":
+            return "A)dd a key · R)emove a key · Q)uit or Esc: back to your settings"
+        if self.phase == "key-add":
+            return "Paste your public key line, then Enter · Esc cancels"
+        if self.phase == "key-remove":
+            if self.removing is not None:
+                return "Y)es, remove it · N)o, keep it"
+            return "The key's number · Esc: keep them all"
         return "Press a letter, or arrows and Enter, to change a setting · Q)uit to the menu"
 
     def _items(self, ctx: Context) -> list[MenuItem]:
@@ -57,6 +92,7 @@ class SettingsScreen(Screen):
             MenuItem("S", f"Sound effects: {'ON' if s.sound else 'OFF'}", SettingsScreen.sound),
             MenuItem("A", f"Animation: {delay_name(s.step_delay)}", SettingsScreen.step_delay),
             MenuItem("P", "Change your password", SettingsScreen.password),
+            MenuItem("K", "SSH keys: log in without a password", SettingsScreen.ssh_keys),
             MenuItem("Q", "Back to the main menu", SettingsScreen.back),
         ]
 
@@ -66,6 +102,8 @@ class SettingsScreen(Screen):
     async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
         if self.phase == "password":
             return await self._on_password(event, ctx)
+        if self.phase in ("keys", "key-add", "key-remove"):
+            return await self._on_keys(event, ctx)
         if isinstance(event, Key) and event.name == "escape":
             return Pop()
         item = self.menu.handle(event)
@@ -115,6 +153,86 @@ class SettingsScreen(Screen):
         for f in self.fields:
             f.clear()
 
+    async def ssh_keys(self, ctx: Context) -> None:
+        await self._load_keys(ctx)
+        self.phase = "keys"
+
+    async def _load_keys(self, ctx: Context) -> None:
+        if ctx.user is not None:
+            self.keys = await ctx.services.accounts.list_keys(ctx.user.id)
+
+    async def _on_keys(self, event: InputEvent, ctx: Context) -> Transition | None:
+        """The keys list and its two steps (pasting a line; choosing one to remove)."""
+        if ctx.user is None:
+            return None
+        if self.phase == "key-add":
+            result = self.key_editor.handle(event)
+            if result == "cancel":
+                self.phase = "keys"
+                ctx.status("No key added.")
+            elif result == "submit":
+                await self._add_key(ctx)
+            return None
+        key = event.text[:1].lower() if isinstance(event, Text) else ""
+        name = event.name if isinstance(event, Key) else key
+        if self.phase == "key-remove":
+            await self._on_remove(name, ctx)
+            return None
+        if name in ("escape", "q"):
+            self.phase = "menu"
+        elif name == "a":
+            self.key_editor = LineEditor(max_len=MAX_KEY_LINE)
+            self.phase = "key-add"
+        elif name == "r":
+            if not self.keys:
+                ctx.status("You have no SSH keys to remove.")
+            elif len(self.keys) == 1:
+                self.removing = self.keys[0]
+                self.phase = "key-remove"
+            else:
+                self.removing = None
+                self.phase = "key-remove"
+        return None
+
+    async def _add_key(self, ctx: Context) -> None:
+        assert ctx.user is not None
+        line = self.key_editor.text.strip()
+        if not line:
+            ctx.status("Paste the line from your .pub file (or Esc).")
+            return
+        try:
+            fingerprint = await ctx.services.accounts.add_key(ctx.user.id, line)
+        except Refusal as exc:
+            ctx.status(f"Not added: {exc}.")
+            return
+        await self._load_keys(ctx)
+        self.phase = "keys"
+        ctx.status(f"Added {fingerprint}. SSH logins with it need no password now.")
+
+    async def _on_remove(self, name: str, ctx: Context) -> None:
+        assert ctx.user is not None
+        if self.removing is None:
+            if name in ("escape", "q", "n"):
+                self.phase = "keys"
+            elif name.isdigit() and 1 <= int(name) <= len(self.keys):
+                self.removing = self.keys[int(name) - 1]
+            return
+        if name in ("y", "enter"):
+            gone = self.removing
+            self.removing = None
+            self.phase = "keys"
+            try:
+                await ctx.services.accounts.remove_key(ctx.user.id, gone.fingerprint)
+            except Refusal as exc:
+                ctx.status(str(exc))
+            else:
+                ctx.status(f"Removed {gone.fingerprint}.")
+            await self._load_keys(ctx)
+        elif name in ("n", "escape", "q"):
+            self.removing = None
+            self.phase = "keys"
+            ctx.status("The key stays.")
+
     async def _on_password(self, event: InputEvent, ctx: Context) -> Transition | None:
         editor = self.fields[self.field]
         result = editor.handle(event)
@@ -152,6 +270,9 @@ class SettingsScreen(Screen):
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
         draw_chrome(canvas, ctx, self.title, self.key_help)
+        if self.phase in ("keys", "key-add", "key-remove"):
+            self._render_keys(canvas, ctx)
+            return
         canvas.put(2, 2, "Settings", HEADING_STYLE)
         self.menu.render(canvas, 2, 4, min(canvas.width - 4, 74))
         y = 5 + len(self.menu.items)
@@ -165,3 +286,34 @@ class SettingsScreen(Screen):
             for i, (prompt, f) in enumerate(zip(PASSWORD_PROMPTS, self.fields, strict=True)):
                 canvas.put(4, y + 1 + i, prompt, HEADING_STYLE)
                 f.render(canvas, 4 + 22, y + 1 + i, 30, focused=i == self.field)
+
+    def _render_keys(self, canvas: Canvas, ctx: Context) -> None:
+        """The keys list in place of the menu: one line a key, then the step in hand."""
+        w = canvas.width - 3
+        most = ctx.services.accounts.max_keys
+        canvas.put(2, 2, clip_text(f"Your SSH keys ({len(self.keys)} of {most})", w),
+                   HEADING_STYLE)  # fmt: skip
+        if not self.keys:
+            canvas.put(2, 4, clip_text("None yet. A)dd the line from your .pub file.", w),
+                       TEXT_STYLE)  # fmt: skip
+        last = canvas.height - 6
+        y = 4
+        for i, key in enumerate(self.keys, 1):
+            if y > last:
+                break
+            style = ASK_STYLE if key is self.removing else TEXT_STYLE
+            canvas.put(2, y, clip_text(key_line(i, key), w), style)
+            y += 1
+        y = min(max(y, 5) + 1, last + 1)
+        if self.phase == "key-add":
+            canvas.put(2, y, "Paste it (e.g. the line of ~/.ssh/id_ed25519.pub):", ASK_STYLE)
+            self.key_editor.render(canvas, 2, y + 1, w)
+        elif self.phase == "key-remove":
+            if self.removing is None:
+                canvas.put(2, y, "Which key? Press its number.", ASK_STYLE)
+            else:
+                text = f"Remove {self.removing.fingerprint}? (Y/N)"
+                canvas.put(2, y, clip_text(text, w), ASK_STYLE)
+        else:
+            note = "With a key here, ssh YourName@this-server logs in with no password."
+            canvas.put(2, y, clip_text(note, w), NOTE_STYLE)

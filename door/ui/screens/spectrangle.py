@@ -270,7 +270,9 @@ class SpectrangleScreen(GameScreenBase):
             Binding(("v",), "V)iew last turn", "V: the turns since your last one, step by step",
                     view_last_turn, shown=lambda s: not s.can_act),
             Binding(("x",), "X)resign", "X: resign and leave the game", GameScreenBase.ask_resign,
-                    when=is_seated, shown=lambda s: s.is_seated() and not s.is_placing()),
+                    when=lambda s: s.is_seated() and s.is_running() and not s.replay,
+                    shown=lambda s: s.is_seated() and s.is_running() and not s.is_placing()
+                    and not s.replay),
             Binding(("?", "f1"), "?)help", "?: this list of keys", GameScreenBase.open_help,
                     shown=lambda s: s.can_act),
             Binding(("q", "escape"), "Q)uit", "Q or Esc: back to the menu", GameScreenBase.leave),

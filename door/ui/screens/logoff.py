@@ -1,0 +1,63 @@
+"""The "Log off? Y/N" question G)oodbye asks over the menu (on every transport)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from door.ui.bindings import Binding, Keyset
+from door.ui.canvas import Canvas, clip_text
+from door.ui.screen import (
+    STATUS_STYLE,
+    Context,
+    Pop,
+    Quit,
+    Screen,
+    Transition,
+    draw_help,
+)
+from door.ui.terminal import InputEvent, Resize
+
+if TYPE_CHECKING:
+    from door.services.notify import Notice
+
+
+class LogOffQuestion(Screen):
+    """Drawn over ``under`` (the menu stays in view): Y or Enter logs off with
+    ``goodbye``; N or Esc goes back. Notices pass to the screen under it."""
+
+    question = "Log off? (Y/N)"
+
+    def __init__(self, under: Screen, goodbye: str) -> None:
+        self.under = under
+        self.title = under.title
+        self.goodbye = goodbye
+
+    def render(self, canvas: Canvas, ctx: Context) -> None:
+        self.under.render(canvas, ctx)
+        y = canvas.height - 2
+        canvas.fill(0, y, canvas.width, 1, " ")
+        canvas.put(1, y, clip_text(self.question, canvas.width - 2), STATUS_STYLE)
+        draw_help(canvas, ctx, self.keys.key_help(self))
+
+    async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
+        if isinstance(event, Resize):
+            return None
+        return await self.keys.dispatch(self, ctx, event)
+
+    async def on_notice(self, notice: Notice, ctx: Context) -> Transition | None:
+        await self.under.on_notice(notice, ctx)
+        return None
+
+    def yes(self, ctx: Context, _key: str) -> Transition:
+        return Quit(self.goodbye)
+
+    def no(self, ctx: Context, _key: str) -> Transition:
+        return Pop()
+
+    keys: Keyset[LogOffQuestion] = Keyset(
+        [
+            Binding(("y", "enter"), "Y)es, log off", "Y or Enter: log off", yes),
+            Binding(("n", "escape", "q"), "N)o, stay", "N, Esc or Q: back to the menu", no),
+        ],
+        fallback=lambda s, ctx, key: None,
+    )
