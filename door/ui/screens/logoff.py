@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from door.ui.bindings import Binding, Keyset
-from door.ui.canvas import Canvas, clip_text
+from door.ui.canvas import Canvas
 from door.ui.screen import (
-    STATUS_STYLE,
     Context,
     Pop,
     Quit,
     Screen,
     Transition,
     draw_help,
+    draw_status,
 )
 from door.ui.terminal import InputEvent, Resize
 
@@ -34,10 +34,16 @@ class LogOffQuestion(Screen):
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
         self.under.render(canvas, ctx)
-        y = canvas.height - 2
+        # The question is this frame's status line and its keys are the key help, made the
+        # frame's chrome: a terminal smaller than the layout draws the status and the help
+        # again at its own size from these (fit_view), and would show the menu's instead.
+        key_help = self.keys.key_help(self)
+        ctx.chrome = (self.title, key_help)
+        ctx.message = self.question  # until the next key, which answers it or asks again
+        rows = draw_help(canvas, ctx, key_help)
+        y = canvas.height - 1 - rows
         canvas.fill(0, y, canvas.width, 1, " ")
-        canvas.put(1, y, clip_text(self.question, canvas.width - 2), STATUS_STYLE)
-        draw_help(canvas, ctx, self.keys.key_help(self))
+        draw_status(canvas, ctx, rows)
 
     async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
         if isinstance(event, Resize):

@@ -10,6 +10,7 @@ from typing import Any
 from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text, text_width
 from door.ui.screen import (
     HEADING_STYLE,
+    MIN_SIZE,
     Context,
     Push,
     Screen,
@@ -168,20 +169,23 @@ class MainMenu(Screen):
     def render(self, canvas: Canvas, ctx: Context) -> None:
         draw_chrome(canvas, ctx, self.title, self.key_help)
         width = canvas.width
+        # The welcome and the news fit the terminal's own width: a terminal narrower than
+        # the layout sees the layout's rows cut, and the summary must be read whole.
+        news_width = min(width, max(ctx.caps.width, MIN_SIZE[0]))
         y = 2
         name = clean(ctx.user.name, 20) if ctx.user else ""
         x = canvas.put(2, y, f"Welcome, {name}!", WELCOME_STYLE)
         last = self.last_visit_text(ctx)
         if last:
-            if x + 1 + text_width(last) <= width - 1:
+            if x + 1 + text_width(last) <= news_width - 1:
                 canvas.put(x + 1, y, last, SUMMARY_STYLE)
             else:  # a long name: the figure goes on the next line rather than off the edge
                 y += 1
-                canvas.put(4, y, clip_text(last, width - 5), SUMMARY_STYLE)
+                canvas.put(4, y, clip_text(last, news_width - 5), SUMMARY_STYLE)
         y += 1
         # (y - 3: the rows a long name pushed the last-visit figure down)
         room = max(canvas.height - MENU_FIXED_ROWS - len(self.menu.items) - (y - 3), 2)
-        for text, style in self.fitted_lines(ctx, width - 6, room):
+        for text, style in self.fitted_lines(ctx, news_width - 6, room):
             canvas.put(4, y, text, style)
             y += 1
         y += 1
