@@ -67,3 +67,14 @@ async def test_other_keys_leave_the_question_open(start_session: StartSession, a
     await r.term.settle()
     assert not r.term.closed
     assert "Log off? (Y/N)" in r.term.row(22)
+
+
+async def test_the_question_and_its_keys_show_on_a_terminal_smaller_than_the_layout(
+    start_session: StartSession, alice: User
+) -> None:
+    r = await start_session(alice, width=60, height=20)
+    r.term.type("g")
+    await r.term.settle()
+    assert not r.term.closed
+    assert "Log off? (Y/N)" in r.term.row(18)
+    assert "Y)es, log off" in r.term.row(19) and "N)o, stay" in r.term.row(19)

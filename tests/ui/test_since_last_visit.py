@@ -130,6 +130,19 @@ async def test_a_long_line_wraps_instead_of_being_cut(
     assert not any(sentence in row for row in rows)  # it took two lines, none cut
 
 
+async def test_on_a_terminal_narrower_than_the_layout_the_news_wraps_to_its_width(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    info = await started_game(services, alice, bob)
+    await services.games.resign(info.id, bob.id)
+    r = await start_session(alice, width=60, height=20)
+    rows = r.term.display()
+    assert f"#{info.id} Backgammon v Bob:" in screen_text(rows)
+    assert "you won against Bob: Bob resigned" in screen_text(rows)
+    news = [row for row in rows if "Backgammon v Bob" in row or "last visit" in row]
+    assert news and not any(row.rstrip().endswith("»") for row in news), rows
+
+
 async def test_more_news_than_fits_ends_with_a_key_that_shows_it_all(
     start_session: StartSession, services: Services, alice: User, bob: User
 ) -> None:
