@@ -184,6 +184,10 @@ class Pane:
             lambda s: all(flat(t) in flat(s) for t in texts), repr(texts), timeout
         )
 
+    def wait_change(self, before: str, what: str) -> str:
+        """The screen once it is no longer ``before``."""
+        return self.wait_until(lambda s: s != before, what)
+
     def wait_closed(self, timeout: float = WAIT_S) -> None:
         end = time.monotonic() + timeout
         while self.alive():
@@ -231,7 +235,7 @@ def log_off(pane: Pane) -> None:
         if "Main Menu" in shown:
             break
         pane.keys("q")
-        pane.wait_until(lambda s: s != shown, "the screen under it")
+        pane.wait_change(shown, "the screen under it")
     pane.wait_for("Main Menu")
     pane.keys("g")
     shown = pane.wait_until(lambda s: "Log off?" in s or not pane.alive(), "the goodbye")
@@ -241,18 +245,13 @@ def log_off(pane: Pane) -> None:
 
 
 def money_game(pane: Pane) -> None:
-    """Set the match length of the Begin screen to a money game (one game, no match)."""
+    """Step the Begin screen's match length with its letter to a money game."""
     for _ in range(15):
         shown = pane.screen()
-        if re.search(r"Match length: (0\b|Money)", shown):
+        if "Match length: Money" in shown:
             return
         pane.keys("a")
-        shown = pane.wait_until(lambda s: s != shown, "a change of the match length")
-        if "Type, then Enter" in shown:  # a typing line for the number
-            pane.keys("BSpace", "BSpace", "BSpace")
-            pane.type("0")
-            pane.wait_for("Match length: 0")
-            return
+        pane.wait_change(shown, "the next match length")
     raise AssertionError(f"no money game among the match lengths:\n{pane.screen()}")
 
 
