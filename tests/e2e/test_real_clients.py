@@ -126,6 +126,9 @@ class Tmux:
 
     def kill_server(self) -> None:
         self("kill-server")
+        # (tmux leaves its socket file behind)
+        tmpdir = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+        (tmpdir / self.socket).unlink(missing_ok=True)
 
 
 @pytest.fixture
