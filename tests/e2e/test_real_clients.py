@@ -9,8 +9,11 @@ They play their opening turns, typing each play on the ``:`` line (the test find
 play for the dice shown by reading the game's row from the SQLite file, read-only, and
 asking door's own pure rules). alice logs off, bob moves, and her "Since your last visit"
 names bob's play in *her* point numbers. She offers to resign a gammon and logs off; bob
-accepts; on her next visit the summary tells the result. The screens are what tmux's
-``capture-pane`` shows: plain text, exactly what the player reads.
+accepts, and his board tells him the result; on her next visit the summary tells her. The
+screens are what tmux's ``capture-pane`` shows: plain text, exactly what the player reads.
+
+At 60×20 the last check, the result beside bob's board, is an expected failure for now:
+below the 80×24 layout the board's side panel is cropped (``»``), see the xfail.
 """
 
 from __future__ import annotations
@@ -201,6 +204,13 @@ class Pane:
 def named(name: str, text: str) -> bool:
     """``name`` whole on the screen (not cut to a prefix, not part of a longer word)."""
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
+
+
+def panel(screen: str) -> str:
+    """The text right of the backgammon board, row after row, as one line."""
+    edges = "║│┐┘╗╝"
+    rows = [row[max(row.rfind(e) for e in edges) + 1 :] for row in screen.split("\n")]
+    return flat(" ".join(rows))
 
 
 def bottom(screen: str, rows: int = 3) -> str:
@@ -413,3 +423,13 @@ def test_two_players_on_real_clients_play_resign_a_gammon_and_read_the_news(
     alice = tmux.pane("alice-3", telnet, width, height)
     menu = telnet_login(alice, "alice")
     assert "you lost to bob: you resigned a gammon, 2 points" in flat(menu), menu
+
+    # and bob's board told him, beside it (checked last: see the xfail)
+    result = "bob wins the money game by resignation (a gammon), 2 points."
+    if result not in panel(over):
+        if width < 80:
+            pytest.xfail(
+                "known: below the 80x24 layout the board's side panel is cropped (the end "
+                "message, the dice, the offer read 'bob wins »', 'You rolle»', 'Offered: »')"
+            )
+        raise AssertionError(f"{result!r} not beside bob's board:\n{over}")
