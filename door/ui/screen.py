@@ -341,6 +341,22 @@ def is_too_small(width: int, height: int) -> bool:
     return width < MIN_SIZE[0] or height < MIN_SIZE[1]
 
 
+def word_lines(text: str, width: int) -> list[str]:
+    """``text`` broken at spaces into lines of at most ``width`` columns (a word longer
+    than a line has a line of its own, for the caller to cut)."""
+    lines: list[str] = []
+    cur = ""
+    for word in text.split():
+        joined = f"{cur} {word}" if cur else word
+        if cur and text_width(joined) > width:
+            lines.append(cur)
+            cur = word
+        else:
+            cur = joined
+    lines.append(cur)
+    return lines
+
+
 def too_small_view(ctx: Context, width: int, height: int) -> Canvas:
     """A terminal below :data:`MIN_SIZE`: the sentence that says so, wrapped to fit."""
     view = ctx.caches.canvas(max(width, 1), max(height, 1))
@@ -348,17 +364,7 @@ def too_small_view(ctx: Context, width: int, height: int) -> Canvas:
         f"Your terminal is {width}×{height}; door needs at least "
         f"{MIN_SIZE[0]}×{MIN_SIZE[1]}. Make the window larger to go on."
     )
-    lines: list[str] = []
-    cur = ""
-    for word in text.split():
-        joined = f"{cur} {word}" if cur else word
-        if cur and len(joined) > width:
-            lines.append(cur)
-            cur = word
-        else:
-            cur = joined
-    lines.append(cur)
-    for y, line in enumerate(lines[:height]):
+    for y, line in enumerate(word_lines(text, width)[:height]):
         view.put(0, y, line, STATUS_STYLE)
     return view
 
@@ -373,17 +379,7 @@ def _wrapped_focus(canvas: Canvas, focus: int | None, width: int) -> list[tuple[
         return []
     text = "".join(ch for ch, _ in cells).strip()
     style = next((st for ch, st in cells if ch.strip()), TEXT_STYLE)
-    lines: list[str] = []
-    cur = ""
-    for word in text.split():
-        joined = f"{cur} {word}" if cur else word
-        if cur and text_width(joined) > width - 2:
-            lines.append(cur)
-            cur = word
-        else:
-            cur = joined
-    lines.append(cur)
-    return [(clip_text(line, width - 2), style) for line in lines[:3]]
+    return [(clip_text(line, width - 2), style) for line in word_lines(text, width - 2)[:3]]
 
 
 def fit_view(canvas: Canvas, ctx: Context, width: int, height: int) -> Canvas:
