@@ -188,3 +188,26 @@ async def test_news_from_before_the_previous_session_is_not_repeated(
     text = screen_text(r.term.display())
     assert "Your last visit was 1h ago." in text
     assert "Since your last visit: nothing new." in text
+
+
+async def test_a_resignation_offer_and_its_answer_are_told_in_words(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    info = await started_game(services, alice, bob)
+    snap = await services.games.get(info.id)
+    seat = snap.info.to_act
+    assert seat is not None
+    users = {s.seat: s.user_id for s in snap.info.seats}
+    mover, other = (alice, bob) if users[seat] == alice.id else (bob, alice)
+    offered = await services.games.offer_resignation(
+        info.id, mover.id, "gammon", snap.info.version
+    )
+    r = await start_session(other)
+    text = screen_text(r.term.display())
+    assert f"{mover.name} offered to resign a gammon" in text
+    assert "played resign" not in text
+    await services.games.submit(info.id, other.id, "accept", offered.info.version)
+    r = await start_session(mover)
+    text = screen_text(r.term.display())
+    assert f"{other.name} accepted the resignation" in text
+    assert "played accept" not in text

@@ -300,6 +300,28 @@ def shown_move(info: Any, text: str, mover: int, viewer_seat: int | None) -> str
     return clean(text)
 
 
+# Backgammon's action words as the summary tells them ("bob accepted the resignation",
+# not "bob played accept").
+BG_ACTIONS = {
+    "double": "doubled",
+    "take": "took the double",
+    "drop": "dropped the double",
+    "accept": "accepted the resignation",
+    "reject": "rejected the resignation",
+    "resign single": "offered to resign a single game",
+    "resign gammon": "offered to resign a gammon",
+    "resign backgammon": "offered to resign a backgammon",
+}
+
+
+def told_move(info: Any, text: str) -> str:
+    """What a move's text says after the mover's name: "played 24/18 13/11", or for a
+    backgammon action its own words ("doubled", "accepted the resignation")."""
+    if info.kind == "backgammon" and text in BG_ACTIONS:
+        return BG_ACTIONS[text]
+    return f"played {text}"
+
+
 def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
@@ -372,9 +394,10 @@ def news_sentence(item: Any, now: datetime) -> str:
         by_mover.setdefault(seat, []).append(shown_move(info, text, seat, me))
     for seat, moves in by_mover.items():
         if len(moves) == 1:
-            parts.append(f"{seat_name(info, seat)} played {moves[0]}")
+            parts.append(f"{seat_name(info, seat)} {told_move(info, moves[0])}")
         else:
-            parts.append(f"{seat_name(info, seat)} made {len(moves)} moves, last {moves[-1]}")
+            last = told_move(info, moves[-1]).removeprefix("played ")
+            parts.append(f"{seat_name(info, seat)} made {len(moves)} moves, last {last}")
     if over:
         parts.append(result_text(item))
     elif item.is_waiting_on_me:
