@@ -249,6 +249,7 @@ class App:
                 server_name=self.config.server.name,
                 max_len=self.config.limits.max_line,
                 max_tries=self.config.limits.max_auth_tries,
+                sign_ups=self.config.accounts.signup != "closed",
             )
             if user is None:
                 return

@@ -154,8 +154,10 @@ async def login_dialogue(
     max_len: int = 512,
     attempts: int = 5,
     max_tries: int = 3,
+    sign_ups: bool = True,
 ) -> Any | None:
     """Log a person in (or register them); the user, or ``None`` if they did not make it.
+    ``sign_ups`` false (the sysop closed them) leaves ``new`` out of the greeting.
 
     Raises :class:`LoginAborted` if they hang up. At most ``attempts`` prompts, and
     ``max_tries`` wrong passwords (or refused tries) end the dialogue. Every password
@@ -163,7 +165,10 @@ async def login_dialogue(
     the guard's block or lock is checked before each one.
     """
     terminal.write(f"\r\nWelcome to {printable(server_name)}.\r\n")
-    terminal.write("Type your name, or 'new' to create an account.\r\n")
+    if sign_ups:
+        terminal.write("Type your name, or 'new' to create an account.\r\n")
+    else:
+        terminal.write("Type your name. (New accounts are made by the sysop here.)\r\n")
     tries = 0
     for _ in range(attempts):
         refusal = guard.refusal(address)

@@ -119,6 +119,21 @@ async def test_closed_sign_ups_are_said_at_once(tmp_path: Path) -> None:
         await app.shutdown()
 
 
+async def test_the_greeting_offers_new_only_while_sign_ups_are_open(tmp_path: Path) -> None:
+    for mode, offered in (("open", True), ("closed", False)):
+        app = await start(telnet_only(tmp_path / mode, signup=mode))
+        try:
+            reader, writer = await telnetlib3.open_connection(
+                "127.0.0.1", app.ports["telnet"], encoding=False, term="xterm", cols=80,
+                rows=24, connect_minwait=0.05, local_addr=("127.0.0.2", 0),
+            )  # fmt: skip
+            greeting = await expect_any(reader, ("Name: ",))  # type: ignore[arg-type]
+            writer.close()
+            assert (b"'new' to create an account" in greeting) is offered, greeting
+        finally:
+            await app.shutdown()
+
+
 async def test_a_sign_up_under_approval_waits_and_is_told_at_each_login(tmp_path: Path) -> None:
     app = await start(telnet_only(tmp_path, signup="approval"))
     try:
