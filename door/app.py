@@ -193,7 +193,9 @@ class App:
             self.ports["ssh"] = acceptor.get_port()
         port = cfg.server.rlogin_port if rlogin_port is None else rlogin_port
         if rlogin_port is not None or port:
-            bbs = tuple(TrustedBbs(b.tag, b.addresses, b.secret) for b in cfg.rlogin.bbs)
+            bbs = tuple(
+                TrustedBbs(b.tag, b.addresses, b.secret, b.max_callers) for b in cfg.rlogin.bbs
+            )
             server = await start_rlogin(
                 host,
                 port,

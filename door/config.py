@@ -99,6 +99,9 @@ class RloginBbs:
     tag: str = ""
     addresses: tuple[str, ...] = ()
     secret: str = ""
+    # Every caller of a BBS comes from its address (a door network's hub carries many
+    # BBSs' callers through one), so its own cap replaces [limits] max_per_address.
+    max_callers: int = _ranged(200, 1, 100_000)
 
     def __post_init__(self) -> None:
         where = f"[[rlogin.bbs]] tag {self.tag!r}" if self.tag else "[[rlogin.bbs]]"

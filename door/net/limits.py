@@ -126,16 +126,21 @@ class ConnectionLimiter:
     def preauth_from(self, address: str) -> int:
         return len(self._preauth.get(address, ()))
 
-    def admit(self, address: str, drop: Callable[[str], None]) -> Admission | str:
+    def admit(
+        self, address: str, drop: Callable[[str], None], *, per_address: int | None = None
+    ) -> Admission | str:
         """Admit a new connection from ``address`` into the pre-login pool.
 
         Returns its :class:`Admission`, or the refusal message (nothing taken). ``drop``
         closes the connection with a message (when it is evicted, blocked or out of time).
+        ``per_address`` replaces both per-address caps for an address known to carry many
+        people (a trusted BBS); the overall limits still hold.
         """
-        if self._per_address.get(address, 0) >= self.max_per_address:
+        cap = self.max_per_address if per_address is None else per_address
+        if self._per_address.get(address, 0) >= cap:
             return ADDRESS_FULL
         mine = self.preauth_from(address)
-        if mine >= self.max_preauth_per_address:
+        if mine >= (self.max_preauth_per_address if per_address is None else per_address):
             return ADDRESS_LOGGING_IN
         if self._total >= self.max_total or self._preauth_total >= self.max_preauth:
             victim = self._victim(mine)

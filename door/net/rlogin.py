@@ -14,6 +14,7 @@ callers. A bare alias gets the tag of the BBS whose address and secret match.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import ipaddress
@@ -63,6 +64,8 @@ class TrustedBbs:
     tag: str
     addresses: tuple[str, ...]
     secret: str
+    max_callers: int = 200
+    """Connections at once from this BBS's addresses (instead of the per-address cap)."""
 
 
 @dataclass(frozen=True)
@@ -241,9 +244,15 @@ async def start_rlogin(
 
         try:
             if limiter is not None:
-                got = limiter.admit(address, drop)
+                # a BBS's callers all come from its address: its own cap applies to them
+                caps = [b.max_callers for b in settings.bbs if is_trusted(address, b.addresses)]
+                got = limiter.admit(address, drop, per_address=max(caps) if caps else None)
                 if isinstance(got, str):
                     writer.write(b"\x01" + got.encode() + b"\n")
+                    # Take in the handshake the client has already sent: closing with it
+                    # unread resets the connection, and the refusal would be lost.
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(reader.read(4096), 0.5)
                     return
                 admission = got
             try:

@@ -215,3 +215,49 @@ def test_without_bbs_tables_every_rlogin_connection_is_refused() -> None:
     settings = RloginSettings(connection_settings(load_config()), bbs=())
     with pytest.raises(RloginError, match="not accepted from your address"):
         check_request("127.0.0.1", "", "alice", "ansi", "", settings)
+
+
+async def open_callers(app: App, count: int) -> tuple[list[asyncio.StreamWriter], list[bytes]]:
+    """``count`` DOVE callers at once, each left connected; (their writers, what each got
+    first: the session line, or the refusal)."""
+    writers: list[asyncio.StreamWriter] = []
+    got: list[bytes] = []
+    for i in range(count):
+        reader, writer = await rlogin(app, "127.0.0.2", DOVE[2], f"[DOVE]caller{i}")
+        writers.append(writer)
+        first = await asyncio.wait_for(reader.readexactly(1), 5)
+        if first == b"\0":
+            got.append(await expect(reader, " start="))
+        else:
+            got.append(first + await asyncio.wait_for(reader.read(), 5))
+    return writers, got
+
+
+async def test_a_bbs_brings_more_callers_than_one_address_may_have(tmp_path: Path) -> None:
+    config = rlogin_only(tmp_path, DOVE)
+    config = replace(config, limits=replace(config.limits, max_per_address=2))
+    app = App(config, runner=echo_runner)
+    await app.start(telnet_port=None, ssh_port=None, rlogin_port=0)
+    try:
+        writers, got = await open_callers(app, 6)
+        assert all(b"SESSION user=caller" in g for g in got), got
+        for w in writers:
+            w.close()
+    finally:
+        await app.shutdown()
+
+
+async def test_a_bbs_callers_stop_at_its_own_cap(tmp_path: Path) -> None:
+    config = rlogin_only(tmp_path, DOVE)
+    capped = replace(config.rlogin.bbs[0], max_callers=3)
+    config = replace(config, rlogin=replace(config.rlogin, bbs=(capped,)))
+    app = App(config, runner=echo_runner)
+    await app.start(telnet_port=None, ssh_port=None, rlogin_port=0)
+    try:
+        writers, got = await open_callers(app, 4)
+        assert all(b"SESSION user=caller" in g for g in got[:3]), got
+        assert got[3].startswith(b"\x01Too many connections from your address"), got[3]
+        for w in writers:
+            w.close()
+    finally:
+        await app.shutdown()
