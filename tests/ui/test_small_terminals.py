@@ -185,3 +185,22 @@ async def test_the_board_scrolls_to_keep_the_spectrangle_cursor_in_sight(
     assert any(r.term.char_at(x, y).reverse for y in body for x in range(37)), (
         r.term.display_text()
     )
+
+
+async def test_the_turns_news_is_told_under_the_board_when_the_panel_is_cut(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    info = await started_game(services, alice, bob, "backgammon")
+    snap = await services.games.get(info.id)
+    seat = snap.info.to_act
+    assert seat is not None
+    users = {s.seat: s.user_id for s in snap.info.seats}
+    mover, other = (alice, bob) if users[seat] == alice.id else (bob, alice)
+    r = await start_session(mover, width=60, height=20, start=f"game:{info.id}")
+    text = " ".join(r.term.display())
+    assert "You rolled" in text and "It is your turn." in text, r.term.display_text()
+    await services.games.offer_resignation(info.id, mover.id, "gammon", snap.info.version)
+    r = await start_session(other, width=60, height=20, start=f"game:{info.id}")
+    text = " ".join(" ".join(r.term.display()).split())
+    assert "Offered: resign a gammon." in text, r.term.display_text()
+    assert "A)ccept or R)eject?" in text, r.term.display_text()

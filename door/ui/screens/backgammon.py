@@ -71,7 +71,7 @@ from door.ui.boards.backgammon import (
 )
 from door.ui.boards.common import GameScreenBase, LoggedMove, deadline_text, last_turn_of_others
 from door.ui.caches import RenderCaches
-from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
+from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text, text_width
 from door.ui.glyphs import glyphs
 from door.ui.screen import HEADING_STYLE, Context, Push, Transition, draw_chrome
 from door.ui.screens.overlays import Cover, ResignChoice
@@ -87,6 +87,9 @@ BOARD_X = 1
 BOARD_Y = 1
 PANEL_X = 50
 INFO_Y = 16  # first line under the board
+PANEL_MIN_WIDTH = 29
+"""Columns the side panel needs: a terminal that shows fewer of it gets its news of the
+turn under the board instead."""
 BIG_MIN_SIZE = (100, 28)  # a terminal at least this big gets the bigger board (59 × 17)
 
 
@@ -918,46 +921,13 @@ class BackgammonScreen(GameScreenBase):
             pts = f"{last.points} point{'s' if last.points != 1 else ''}"
             line = f"Last game: {self.name_of(last.winner)} won {pts}"
             canvas.put(x, 5, clip_text(line, w), DIM)
-        y = 6
-        if info.status == "active" and info.to_act is not None:
-            who = "your" if self.can_act else f"{self.name_of(info.to_act)}'s"
-            canvas.put(x, y, clip_text(f"It is {who} turn.", w), LOUD)
-            left = deadline_text(info.deadline, ctx.services.clock.now())
-            canvas.put(x, y + 1, clip_text(left, w), DIM)
-        elif info.status == "open":
-            canvas.put(x, y, "Waiting for a player to join.", LOUD)
-        elif state.phase == OVER or info.status == "finished":
-            outcome = self.rules.outcome(state) if self.rules is not None else None
-            detail = outcome.detail if outcome is not None else "The match is over."
-            if outcome is not None and outcome.winners:
-                colour_word = seat_name(outcome.winners[0])  # "White wins ..." → a name
-                if detail.startswith(colour_word):
-                    detail = self.name_of(outcome.winners[0], 16) + detail[len(colour_word):]
-            for i, part in enumerate(_wrap(detail, w)[:3]):
-                canvas.put(x, y + i, part, LOUD)
-        y = 9
-        if self.can_act:
-            phase = state.phase
-            if phase == MOVING and state.dice is not None:
-                canvas.put(x, y, f"You rolled {state.dice[0]}-{state.dice[1]}.", TEXT)
-                if self.pp is not None and self.pp.steps:
-                    canvas.put(x, y + 1, clip_text(f"So far: {self.pp.notation()}", w), GOOD)
-            elif phase == DECIDE:
-                canvas.put(x, y, "Roll, or double first?", TEXT)
-            elif phase == DOUBLED:
-                word = "Beavered" if getattr(state, "beavered", False) else "Doubled"
-                line = f"{word} to {state.cube * 2}: take or drop?"
-                canvas.put(x, y, clip_text(line, w), LOUD)
-            elif phase == RESIGNING:
-                level = RESIGN_WORDS.get(state.resign_level, "single")
-                canvas.put(x, y, clip_text(f"Offered: resign a {level}.", w), LOUD)
-                offerer = self.name_of(1 - self.viewer, 12)
-                canvas.put(x, y + 1, clip_text(f"by {offerer} (this game)", w), TEXT)
-                canvas.put(x, y + 2, clip_text("A)ccept or R)eject?", w), TEXT)
-        elif self.my_seat is not None and state.phase == RESIGNING and info.status == "active":
-            level = RESIGN_WORDS.get(state.resign_level, "single")
-            canvas.put(x, y, clip_text(f"You offered a {level};", w), LOUD)
-            canvas.put(x, y + 1, clip_text("waiting for the answer.", w), TEXT)
+        turn, asks, result = self.turn_lines(ctx)
+        for i, part in enumerate(_wrap(result, w)[:3] if result else []):
+            canvas.put(x, 6 + i, part, LOUD)
+        for i, (line, style) in enumerate(turn):
+            canvas.put(x, 6 + i, clip_text(line, w), style)
+        for i, (line, style) in enumerate(asks):
+            canvas.put(x, 9 + i, clip_text(line, w), style)
         if self.thinking:
             canvas.put(x, 11, clip_text("Thinking...", w), DIM)
         elif self.hints:
@@ -966,9 +936,85 @@ class BackgammonScreen(GameScreenBase):
                 canvas.put(x, 12 + i, clip_text(f"{i + 1}. {text} {eq}", w), TEXT)
         player_line(bottom, v, me_c, mine)
 
+    def outcome_text(self) -> str:
+        """How the match ended, with the winner named ("bob wins the money game …")."""
+        outcome = self.rules.outcome(self.bg) if self.rules is not None else None
+        detail = outcome.detail if outcome is not None else "The match is over."
+        if outcome is not None and outcome.winners:
+            colour_word = seat_name(outcome.winners[0])  # "White wins ..." → a name
+            if detail.startswith(colour_word):
+                detail = self.name_of(outcome.winners[0], 16) + detail[len(colour_word):]
+        return detail
+
+    def turn_lines(
+        self, ctx: Context
+    ) -> tuple[list[tuple[str, Style]], list[tuple[str, Style]], str]:
+        """The panel's news of the turn: (whose turn and how long is left; what the
+        viewer is asked now: the dice, a double or an offer to answer; the result, or
+        "" while the match goes on)."""
+        assert self.snap is not None
+        info, state = self.snap.info, self.bg
+        turn: list[tuple[str, Style]] = []
+        if info.status == "active" and info.to_act is not None:
+            who = "your" if self.can_act else f"{self.name_of(info.to_act)}'s"
+            turn.append((f"It is {who} turn.", LOUD))
+            turn.append((deadline_text(info.deadline, ctx.services.clock.now()), DIM))
+        elif info.status == "open":
+            turn.append(("Waiting for a player to join.", LOUD))
+        result = ""
+        if not turn and (state.phase == OVER or info.status == "finished"):
+            result = self.outcome_text()
+        asks: list[tuple[str, Style]] = []
+        if self.can_act:
+            phase = state.phase
+            if phase == MOVING and state.dice is not None:
+                asks.append((f"You rolled {state.dice[0]}-{state.dice[1]}.", TEXT))
+                if self.pp is not None and self.pp.steps:
+                    asks.append((f"So far: {self.pp.notation()}", GOOD))
+            elif phase == DECIDE:
+                asks.append(("Roll, or double first?", TEXT))
+            elif phase == DOUBLED:
+                word = "Beavered" if getattr(state, "beavered", False) else "Doubled"
+                asks.append((f"{word} to {state.cube * 2}: take or drop?", LOUD))
+            elif phase == RESIGNING:
+                level = RESIGN_WORDS.get(state.resign_level, "single")
+                asks.append((f"Offered: resign a {level}.", LOUD))
+                asks.append((f"by {self.name_of(1 - self.viewer, 12)} (this game)", TEXT))
+                asks.append(("A)ccept or R)eject?", TEXT))
+        elif self.my_seat is not None and state.phase == RESIGNING and info.status == "active":
+            level = RESIGN_WORDS.get(state.resign_level, "single")
+            asks.append((f"You offered a {level};", LOUD))
+            asks.append(("waiting for the answer.", TEXT))
+        return turn, asks, result
+
+    def _narrow_lines(self, ctx: Context, width: int) -> list[tuple[str, Style]]:
+        """The turn's news for a terminal too narrow for the panel, packed into lines of
+        ``width`` columns for the rows under the board: what is asked first, then the
+        result or whose turn it is."""
+        turn, asks, result = self.turn_lines(ctx)
+        lines: list[tuple[str, Style]] = []
+        for part, style in [*asks, *turn, *([(result, LOUD)] if result else [])]:
+            if lines and text_width(lines[-1][0]) + 3 + text_width(part) <= width:
+                lines[-1] = (f"{lines[-1][0]} · {part}", lines[-1][1])
+            else:
+                lines.extend((chunk, style) for chunk in _wrap(part, width))
+        return lines
+
     def _render_bottom(self, canvas: Canvas, ctx: Context) -> None:
         w = canvas.width - 2
         y = layout(canvas.width, canvas.height)[2]
+        _, panel_x, _ = layout(canvas.width, canvas.height)
+        if ctx.caps.width < panel_x + PANEL_MIN_WIDTH and self.snap is not None:
+            # The panel is cut off on this terminal: its news of the turn goes under the
+            # board, where a short terminal still shows it, before the other news.
+            room = max(ctx.caps.width - 2, 10)
+            lines = self._narrow_lines(ctx, room)
+            for line, style in lines:
+                canvas.put(1, y, clip_text(line, room), style)
+                y += 1
+            if lines and canvas.focus is None:  # no board cursor to follow: show the news
+                canvas.focus = y - 1
+            w = room
         if self.notice_line:
             canvas.put(1, y, clip_text(self.notice_line, w), DIM)
         if self.show_ids and self.rules is not None:
