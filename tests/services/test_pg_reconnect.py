@@ -5,6 +5,7 @@ killed backend each process listens again by itself, and tells its subscribers t
 from __future__ import annotations
 
 import asyncio
+import logging
 import subprocess
 from collections.abc import AsyncIterator, Iterator
 
@@ -16,7 +17,7 @@ from door.services.bans import BanWatch
 from door.services.clock import FakeClock
 from door.services.notify import LocalSubscription, Notice, PgHub
 from door.store.db import Database
-from door.store.pgnotify import APPLICATION_NAME
+from door.store.pgnotify import APPLICATION_NAME, CHANNEL
 from tests.pgcluster import Cluster, start_cluster
 from tests.store import dbutil
 
@@ -166,3 +167,22 @@ async def test_a_ban_missed_while_the_ban_listener_was_lost_still_ends_the_sessi
         assert watch.online() == []
     finally:
         await watch.stop()
+
+
+async def test_losing_the_listener_is_logged_as_a_warning_and_its_return_as_info(
+    shared: tuple[Database, PgHub, PgHub], caplog: pytest.LogCaptureFixture
+) -> None:
+    db, _here, there = shared
+    sub = there.subscribe_game(3)
+    with caplog.at_level(logging.INFO, logger="door"):
+        await kill_listeners(db)
+        await asyncio.wait_for(sub.get(), 10)
+    said = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "door.store.pgnotify"]
+    assert (
+        logging.WARNING,
+        f"lost the database connection listening on {CHANNEL}; reconnecting",
+    ) in said
+    assert any(
+        level == logging.INFO and msg.startswith(f"listening on {CHANNEL} again after")
+        for level, msg in said
+    )
