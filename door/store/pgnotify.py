@@ -117,7 +117,10 @@ class PgChannel:
             await self._wait_until_lost()
             lost_at = time.monotonic()
             log.warning("lost the database connection listening on %s; reconnecting", self.channel)
-            conn, self._conn, self._driver = self._conn, None, None
+            conn, driver, self._conn, self._driver = self._conn, self._driver, None, None
+            if driver is not None:
+                # drop the socket at once: a polite close would wait on a dead link
+                driver.terminate()
             if conn is not None:
                 await self._discard(conn)
             delay, attempts = self.retry_min_s, 0

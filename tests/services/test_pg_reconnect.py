@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
 import subprocess
 from collections.abc import AsyncIterator, Iterator
 
@@ -17,7 +19,7 @@ from door.services.bans import BanWatch
 from door.services.clock import FakeClock
 from door.services.notify import LocalSubscription, Notice, PgHub
 from door.store.db import Database
-from door.store.pgnotify import APPLICATION_NAME, CHANNEL
+from door.store.pgnotify import APPLICATION_NAME, CHANNEL, PgChannel
 from tests.pgcluster import Cluster, start_cluster
 from tests.store import dbutil
 
@@ -186,3 +188,40 @@ async def test_losing_the_listener_is_logged_as_a_warning_and_its_return_as_info
         level == logging.INFO and msg.startswith(f"listening on {CHANNEL} again after")
         for level, msg in said
     )
+
+
+async def test_a_listener_that_stops_answering_is_found_by_the_health_check_and_replaced(
+    pg_db: Database,
+) -> None:
+    """A link that dies without a word (no FIN: a cable, a frozen server) closes nothing,
+    so only the periodic ``SELECT 1`` can tell; a stopped backend plays that part."""
+    back = asyncio.Event()
+
+    async def reconnected() -> None:
+        back.set()
+
+    channel = PgChannel(
+        pg_db, lambda payload: None, on_reconnect=reconnected, health_interval_s=0.5
+    )
+    await channel.start()
+    async with pg_db.engine.connect() as conn:
+        pid = (
+            await conn.execute(
+                text(
+                    "SELECT pid FROM pg_stat_activity"
+                    " WHERE application_name = :name AND datname = current_database()"
+                ),
+                {"name": APPLICATION_NAME},
+            )
+        ).scalar_one()
+    try:
+        os.kill(pid, signal.SIGSTOP)
+    except PermissionError:
+        await channel.stop()
+        pytest.skip("cannot signal the PostgreSQL backend as this user")
+    try:
+        await asyncio.wait_for(back.wait(), 10)
+        assert channel.reconnects == 1
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        await channel.stop()
