@@ -6,7 +6,9 @@ enter_session`` does). A ban reaches the watch three ways, whichever process mak
 * in this process, :meth:`Accounts.set_banned <door.services.accounts.Accounts.set_banned>`
   calls :meth:`BanWatch.banned` as soon as the ban is committed;
 * on PostgreSQL, the ban's own transaction announces it (``NOTIFY`` on
-  :data:`BAN_CHANNEL`, delivered at commit) and every process's watch LISTENs;
+  :data:`BAN_CHANNEL`, delivered at commit) and every process's watch LISTENs; when the
+  listening connection comes back after a loss, the watch makes one :meth:`BanWatch.check`
+  for the bans announced while nobody here was listening;
 * on SQLite, where another process (``door user ban``) writes the file and there is no
   NOTIFY, the watch asks every ``interval`` seconds which of the users online here are
   banned: one read by primary key (ids sent in fixed-size chunks, so the statement has
@@ -160,7 +162,7 @@ class BanWatch:
             return
         from door.store.pgnotify import PgChannel
 
-        channel = PgChannel(self.db, self._received, BAN_CHANNEL)
+        channel = PgChannel(self.db, self._received, BAN_CHANNEL, on_reconnect=self._reconnected)
         await channel.start()
         self._channel = channel
 
@@ -177,6 +179,13 @@ class BanWatch:
         for task in list(self._firing):
             with contextlib.suppress(Exception):
                 await task
+
+    async def _reconnected(self) -> None:
+        """The ban channel was lost for a while: a ban announced meanwhile was missed,
+        so ask the database once about everybody online here."""
+        found = await self.check()
+        if found:
+            log.info("%d user(s) banned while the ban notices were lost", found)
 
     def _received(self, payload: str) -> None:
         try:

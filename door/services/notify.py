@@ -22,9 +22,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-NoticeKind = Literal["move", "your_turn", "finished", "joined", "invited", "declined"]
+NoticeKind = Literal[
+    "move", "your_turn", "finished", "joined", "invited", "declined", "resync"
+]
 """``invited``: a named invitation to the users in ``user_ids`` (their seat is kept);
-``declined``: an invitee declined and the game was cancelled."""
+``declined``: an invitee declined and the game was cancelled; ``resync``: notices may
+have been missed (a cross-process hub lost its connection for a while), so every
+subscriber gets one, about no game in particular (``game_id`` 0), and re-reads whatever
+it shows."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +149,7 @@ class LocalHub:
     def __init__(self, queue_size: int = 100) -> None:
         self._subs: dict[tuple[str, int], list[LocalSubscription]] = {}
         self._queue_size = queue_size
+        self._resyncs = 0
 
     def publish(self, notice: Notice) -> None:
         self.deliver(notice)
@@ -156,6 +162,17 @@ class LocalHub:
             targets.extend(self._subs.get(("user", uid), ()))
         for sub in targets:
             sub.put(notice)
+
+    def resync(self) -> int:
+        """Tell every subscriber to re-read what it shows (notices may have been lost);
+        how many were told. Each resync has its own ``seq``, so a session that hears one
+        on two subscriptions acts once, and on the next resync again."""
+        self._resyncs += 1
+        notice = Notice(0, "resync", (), "", self._resyncs)
+        subs = [sub for subs in self._subs.values() for sub in subs]
+        for sub in subs:
+            sub.put(notice)
+        return len(subs)
 
     def subscribe(self, user_id: int) -> LocalSubscription:
         return self._add(("user", user_id))
@@ -185,7 +202,10 @@ class PgHub(LocalHub):
 
     ``publish`` delivers to this process's subscribers at once and sends the notice
     through LISTEN/NOTIFY; the other processes deliver it to theirs. A process ignores
-    its own notices when they come back (each carries an origin token).
+    its own notices when they come back (each carries an origin token). When the
+    listening connection is lost and comes back (see :class:`~door.store.pgnotify.
+    PgChannel`), every subscriber here gets a ``resync`` notice: what the other
+    processes notified meanwhile never arrived.
     """
 
     def __init__(self, db: Database, queue_size: int = 100) -> None:
@@ -193,7 +213,7 @@ class PgHub(LocalHub):
 
         super().__init__(queue_size)
         self.origin = secrets.token_hex(8)
-        self._channel = PgChannel(db, self._received)
+        self._channel = PgChannel(db, self._received, on_reconnect=self._reconnected)
         self._sending: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
@@ -218,6 +238,10 @@ class PgHub(LocalHub):
             await self._channel.notify(payload)
         except Exception:  # a lost notice only delays a screen refresh; never crash
             log.exception("could not send a notice to the other processes")
+
+    async def _reconnected(self) -> None:
+        told = self.resync()
+        log.info("told %d subscriber(s) to re-read after the notices reconnected", told)
 
     def _received(self, payload: str) -> None:
         raw = json.loads(payload)

@@ -443,12 +443,20 @@ class GameScreenBase(Screen):
 
     # --- notices --------------------------------------------------------------------------
     async def on_notice(self, notice: Notice, ctx: Context) -> Transition | None:
-        if notice.game_id != self.game_id or self.snap is None:
+        if self.snap is None:
             return None
-        if notice.seq <= self.snap.info.last_seq:
-            return None  # our own move, already shown
         before = self.snap.info.last_seq
-        await self.reload(ctx)
+        if notice.kind == "resync":
+            # notices may have been lost: look again, and say something only if it moved
+            await self.reload(ctx)
+            if self.snap.info.last_seq == before:
+                return None
+        elif notice.game_id != self.game_id:
+            return None
+        elif notice.seq <= before:
+            return None  # our own move, already shown
+        else:
+            await self.reload(ctx)
         moves = await self._moves_since(ctx, before)
         await self.refresh_record(ctx)
         if moves:
