@@ -75,8 +75,16 @@ async def enter_session(
         terminal.set_encoding("cp437")
     elif charset == "utf-8":
         terminal.set_encoding("utf-8")
+    from door.store.db import DatabaseFailure  # (late, as the services are)
+
     # the session shows "your last visit was …" from the login before this one
-    previous = await services.accounts.record_login(user.id)
+    try:
+        previous = await services.accounts.record_login(user.id)
+    except DatabaseFailure as exc:
+        # A full disk (or a lost database server) must not keep people out: they can
+        # still look at their games, and every move they try says it could not be saved.
+        log.warning("could not record %s's login: %s", printable(user.name), exc)
+        previous = getattr(user, "last_login_at", None)
     if is_dataclass(user) and not isinstance(user, type) and hasattr(user, "last_login_at"):
         user = replace(user, last_login_at=previous)
     bans = getattr(services, "bans", None)

@@ -12,6 +12,8 @@ import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 import telnetlib3
@@ -205,3 +207,34 @@ async def test_door_serve_with_no_arguments_serves_2323_and_2222_from_door_data(
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+async def test_a_login_the_full_disk_cannot_record_still_enters_the_session() -> None:
+    from door.app import enter_session
+    from door.store.db import DatabaseWriteError
+
+    class FullDisk:
+        async def record_login(self, user_id: int) -> None:
+            raise DatabaseWriteError("the server could not save that — try again")
+
+    class Services:
+        accounts = FullDisk()
+        bans = None
+
+    entered: list[Any] = []
+
+    async def runner(terminal: Any, services: Any, user: Any, *, start: str | None) -> None:
+        entered.append(user)
+
+    class Term:
+        def set_encoding(self, encoding: str) -> None: ...
+
+        async def close(self, message: str = "") -> None:
+            raise AssertionError(f"the session was refused: {message}")
+
+    user = SimpleNamespace(
+        id=7, name="ann", is_banned=False, is_pending=False,
+        settings=SimpleNamespace(charset="auto"), last_login_at=None,
+    )  # fmt: skip
+    await enter_session(Term(), Services(), user, runner=runner)  # type: ignore[arg-type]
+    assert entered == [user]
