@@ -115,6 +115,8 @@ class Menu:
             label = clean(item.label)
             note = clean(item.note)
             room = width - 4 - (len(note) + 1 if note else 0)
+            if text_width(label) > room > 1:  # cut short: say so, and keep the note
+                label = clip_text(label, room - 1) + "…"
             canvas.put(cx + 1, row, clip_text(label, max(room, 0)), base)
             if note:
                 canvas.put(x + width - 1 - text_width(note), row, note, base)

@@ -94,11 +94,24 @@ async def test_a_status_message_shows_above_the_key_line_on_a_small_terminal(
 
 
 async def test_a_row_cut_on_the_right_ends_in_a_mark(
-    start_session: StartSession, alice: User
+    start_session: StartSession, services: Services, alice: User, bob: User
 ) -> None:
-    r = await start_session(alice, width=40, height=15)
-    cut = [line for line in r.term.display() if "View games" in line]
-    assert cut and cut[0].rstrip().endswith("»")
+    info = await started_game(services, alice, bob, "backgammon")
+    r = await start_session(alice, width=40, height=15, start=f"game:{info.id}")
+    cut = [line for line in r.term.display() if "║" in line]  # the 47-column board
+    assert cut and all(line.rstrip().endswith("»") for line in cut), r.term.display_text()
+
+
+async def test_the_main_menu_fits_a_narrow_terminal_with_its_counts_in_sight(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    await started_game(services, alice, bob, "backgammon")
+    r = await start_session(alice, width=60, height=20)
+    rows = r.term.display()
+    view = next(line for line in rows if "V) View games" in line)
+    play = next(line for line in rows if "P) Play a game" in line)
+    assert view.rstrip().endswith("…") and "»" not in view, view
+    assert play.rstrip().endswith(")") and "»" not in play, play  # "(1)": one waiting
 
 
 async def test_the_highlighted_menu_line_stays_in_sight_at_15_rows(

@@ -191,7 +191,7 @@ class MainMenu(Screen):
         y += 1
         canvas.put(2, y, "Main Menu", HEADING_STYLE)
         y += 1
-        self.menu.render(canvas, 2, y, min(width - 4, 74))
+        self.menu.render(canvas, 2, y, min(news_width - 4, 74))  # the terminal's width
 
     def last_visit_text(self, ctx: Context) -> str:
         """ "Your last visit was 3d ago." (nothing for a first visit): the previous

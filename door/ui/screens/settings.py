@@ -274,7 +274,7 @@ class SettingsScreen(Screen):
             self._render_keys(canvas, ctx)
             return
         canvas.put(2, 2, "Settings", HEADING_STYLE)
-        self.menu.render(canvas, 2, 4, min(canvas.width - 4, 74))
+        self.menu.render(canvas, 2, 4, min(min(canvas.width, ctx.caps.width) - 4, 74))
         y = 5 + len(self.menu.items)
         canvas.put(2, y, "Box lines ┌─┐ and shades ░▒▓ should look like lines and shading;",
                    NOTE_STYLE)  # fmt: skip
