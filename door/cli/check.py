@@ -11,11 +11,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from door.cli.db import load, open_database, sqlite_path
 from door.store.files import database_files, wide_modes
 from door.store.health import DatabaseUnusableError
+
+if TYPE_CHECKING:
+    from door.config import Config
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -52,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def permission_warnings(config: Any) -> list[str]:
+def permission_warnings(config: Config) -> list[str]:
     """A line for each of door's files and folders that other users may read."""
     from door.net.ssh import HOST_KEY_NAME
 
@@ -66,7 +69,7 @@ def permission_warnings(config: Any) -> list[str]:
     return [wide.advice() for wide in wide_modes(files, folders)]
 
 
-async def check_all(config: Any) -> tuple[int, list[str]]:
+async def check_all(config: Config) -> tuple[int, list[str]]:
     """(games checked, a line for each mismatch)."""
     from door.games.registry import build_registry
     from door.services.clock import SystemClock

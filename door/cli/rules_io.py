@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from door.games.base import GameRules
+
+S = TypeVar("S")
 
 if TYPE_CHECKING:
     # argparse's sub-parser action is generic only to the type checker
@@ -59,7 +61,7 @@ def usage_error(command: str, message: str) -> int:
     return 2
 
 
-def final_scores(rules: GameRules[Any, Any, Any], state: Any, out: TextIO) -> int:
+def final_scores(rules: GameRules[S, Any, Any], state: S, out: TextIO) -> int:
     """End a self-play: ``final scores: a,b,...`` from the finished game's outcome; 0."""
     outcome = rules.outcome(state)
     assert outcome is not None, "self-play stopped before the game ended"

@@ -9,10 +9,13 @@ import getpass
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from door.cli.db import load, open_database, place_options
 from door.games.base import Refusal
+
+if TYPE_CHECKING:
+    from door.services.accounts import Accounts
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -75,7 +78,7 @@ def read_password(from_stdin: bool) -> str:
 
 
 def _run(
-    args: argparse.Namespace, command: str, body: Callable[[Any], Awaitable[str]]
+    args: argparse.Namespace, command: str, body: Callable[[Accounts], Awaitable[str]]
 ) -> int:
     """Open the accounts service, run ``body``, print its message; errors are one line."""
     config = load(args, command)
@@ -110,7 +113,7 @@ def run_add(args: argparse.Namespace) -> int:
         print(f"door user add: {exc}", file=sys.stderr)
         return 1
 
-    async def body(accounts: Any) -> str:
+    async def body(accounts: Accounts) -> str:
         user = await accounts.add_user(args.name, password)
         return f"added {user.name} (user {user.id})"
 
@@ -124,7 +127,7 @@ def run_passwd(args: argparse.Namespace) -> int:
         print(f"door user passwd: {exc}", file=sys.stderr)
         return 1
 
-    async def body(accounts: Any) -> str:
+    async def body(accounts: Accounts) -> str:
         await accounts.set_password(args.name, password)
         return f"password of {args.name} changed"
 
@@ -132,7 +135,7 @@ def run_passwd(args: argparse.Namespace) -> int:
 
 
 def run_sysop(args: argparse.Namespace) -> int:
-    async def body(accounts: Any) -> str:
+    async def body(accounts: Accounts) -> str:
         user = await accounts.set_sysop(args.name, not args.off)
         return f"{user.name} is {'now' if user.is_sysop else 'no longer'} a sysop"
 
@@ -140,7 +143,7 @@ def run_sysop(args: argparse.Namespace) -> int:
 
 
 def run_ban(args: argparse.Namespace) -> int:
-    async def body(accounts: Any) -> str:
+    async def body(accounts: Accounts) -> str:
         user = await accounts.set_banned(args.name, not args.off)
         return f"{user.name} is {'now banned' if user.is_banned else 'no longer banned'}"
 
@@ -158,7 +161,7 @@ def run_key_add(args: argparse.Namespace) -> int:
         print(f"door user key-add: {args.pubkey_file} holds no key", file=sys.stderr)
         return 1
 
-    async def body(accounts: Any) -> str:
+    async def body(accounts: Accounts) -> str:
         user = await accounts.by_name(args.name)
         if user is None:
             raise Refusal(f"there is no user called {args.name!r}")
@@ -169,7 +172,7 @@ def run_key_add(args: argparse.Namespace) -> int:
 
 
 def run_approve(args: argparse.Namespace) -> int:
-    async def body(accounts: Any) -> str:
+    async def body(accounts: Accounts) -> str:
         user = await accounts.approve(args.name)
         return f"{user.name} is approved and can log in"
 
@@ -177,7 +180,7 @@ def run_approve(args: argparse.Namespace) -> int:
 
 
 def run_pending(args: argparse.Namespace) -> int:
-    async def body(accounts: Any) -> str:
+    async def body(accounts: Accounts) -> str:
         waiting = await accounts.pending()
         if not waiting:
             return "no sign-ups are waiting for approval"
