@@ -27,7 +27,7 @@ from tests.store import dbutil
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVE_TIMEOUT_S = 30.0
-PRELOAD = ("ctypes", "door.app", "door.cli.serve", "door.net.rlogin", "door.net.ssh",
+PRELOAD = ("ctypes", "resource", "door.app", "door.cli.serve", "door.net.rlogin", "door.net.ssh",
            "door.net.telnet", "door.services", "door.store.db", "door.store.health",
            "door.store.migrate", "door.runtime")  # fmt: skip
 
