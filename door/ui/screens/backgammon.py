@@ -73,7 +73,7 @@ from door.ui.boards.common import GameScreenBase, LoggedMove, deadline_text, las
 from door.ui.caches import RenderCaches
 from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text, text_width
 from door.ui.glyphs import glyphs
-from door.ui.screen import HEADING_STYLE, Context, Push, Transition, draw_chrome
+from door.ui.screen import HEADING_STYLE, Context, Push, Transition, draw_chrome, word_lines
 from door.ui.screens.overlays import Cover, ResignChoice
 from door.ui.screens.playback import Playback
 from door.ui.widgets import short_names
@@ -922,7 +922,7 @@ class BackgammonScreen(GameScreenBase):
             line = f"Last game: {self.name_of(last.winner)} won {pts}"
             canvas.put(x, 5, clip_text(line, w), DIM)
         turn, asks, result = self.turn_lines(ctx)
-        for i, part in enumerate(_wrap(result, w)[:3] if result else []):
+        for i, part in enumerate(word_lines(result, w)[:3] if result else []):
             canvas.put(x, 6 + i, part, LOUD)
         for i, (line, style) in enumerate(turn):
             canvas.put(x, 6 + i, clip_text(line, w), style)
@@ -997,7 +997,7 @@ class BackgammonScreen(GameScreenBase):
             if lines and text_width(lines[-1][0]) + 3 + text_width(part) <= width:
                 lines[-1] = (f"{lines[-1][0]} · {part}", lines[-1][1])
             else:
-                lines.extend((chunk, style) for chunk in _wrap(part, width))
+                lines.extend((chunk, style) for chunk in word_lines(part, width))
         return lines
 
     def _render_bottom(self, canvas: Canvas, ctx: Context) -> None:
@@ -1035,18 +1035,3 @@ _ACTION_WORDS = {
 
 def _spot_name(p: int) -> str:
     return "bar" if p == BAR else ("off" if p == OFF else str(p))
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    words = text.split()
-    lines: list[str] = []
-    cur = ""
-    for word in words:
-        if cur and len(cur) + 1 + len(word) > width:
-            lines.append(cur)
-            cur = word
-        else:
-            cur = f"{cur} {word}" if cur else word
-    if cur:
-        lines.append(cur)
-    return lines
