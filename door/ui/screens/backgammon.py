@@ -1002,8 +1002,7 @@ class BackgammonScreen(GameScreenBase):
 
     def _render_bottom(self, canvas: Canvas, ctx: Context) -> None:
         w = canvas.width - 2
-        y = layout(canvas.width, canvas.height)[2]
-        _, panel_x, _ = layout(canvas.width, canvas.height)
+        _, panel_x, y = layout(canvas.width, canvas.height)
         if ctx.caps.width < panel_x + PANEL_MIN_WIDTH and self.snap is not None:
             # The panel is cut off on this terminal: its news of the turn goes under the
             # board, where a short terminal still shows it, before the other news.
