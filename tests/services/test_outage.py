@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from door.services.outage import DatabaseOutage
 from door.store.db import WriteHealth
 
@@ -66,3 +69,47 @@ async def test_a_listening_connection_back_ends_the_loss_and_wakes_whoever_waits
     health.link_back(second)
     assert not health.lost and woken == [True]
     assert changes == [True, False]
+
+
+EVENTS = st.lists(
+    st.one_of(
+        st.sampled_from(["write failed", "write worked", "read failed", "read worked"]),
+        st.tuples(st.sampled_from(["link lost", "link back"]), st.integers(0, 2)),
+    ),
+    max_size=40,
+)
+
+
+@given(EVENTS)
+def test_the_change_listeners_hear_every_flip_of_lost_and_only_those(events: list[object]) -> None:
+    health = WriteHealth()
+    heard: list[bool] = []
+    woken: list[bool] = []
+    health.on_change(heard.append)
+    health.on_recovered(lambda: woken.append(True))
+    links = [object(), object(), object()]
+    away: set[int] = set()  # the links lost now
+    flips = recoveries = 0
+    for event in events:
+        was, was_failing = health.lost, health.failing
+        if event == "write failed":
+            health.failed(FULL)
+        elif event == "write worked":
+            health.succeeded()
+        elif event == "read failed":
+            health.failed(FULL, write=False)
+        elif event == "read worked":
+            health.succeeded(write=False)
+        else:
+            assert isinstance(event, tuple)
+            kind, i = event
+            (health.link_lost if kind == "link lost" else health.link_back)(links[i])
+            (away.add if kind == "link lost" else away.discard)(i)
+        flips += health.lost != was
+        recoveries += was_failing and not health.failing
+        if event == "write worked":
+            assert health.lost == bool(away)  # a write that works ends all but lost links
+    assert len(heard) == flips
+    assert heard == [i % 2 == 0 for i in range(flips)]  # lost, back, lost, …
+    assert heard[-1:] in ([], [health.lost])
+    assert len(woken) == recoveries

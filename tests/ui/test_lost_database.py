@@ -18,7 +18,8 @@ from door.services.games import GameSnapshot, SeatSpec
 from door.services.outage import BACK_MESSAGE, LOST_MESSAGE
 from door.store.db import DatabaseWriteError
 from tests.services.test_write_failures import fill_up, make_room, to_act_user
-from tests.ui.conftest import Running, StartSession
+from tests.ui.conftest import Running, StartSession, started_game
+from tests.ui.test_resync import move_unheard
 
 WRITE_REFUSED = "the server could not save that — try again"
 
@@ -121,3 +122,18 @@ async def test_a_move_made_while_the_database_is_lost_is_refused_unsaved_and_can
     # the other player's screen follows (in their own point numbers), the news gone
     await theirs.term.wait_for(f"Meanwhile {mover.name}: ")
     assert LOST_MESSAGE not in theirs.term.display_text()
+
+
+async def test_once_the_database_is_back_the_screen_re_reads_what_it_missed(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    info = await started_game(services, alice, bob)
+    mover, waiter = (alice, bob) if info.is_waiting_on(alice.id) else (bob, alice)
+    theirs = await start_session(waiter, start=f"game:{info.id}")
+    await play_until_refused(services, alice, bob)  # in another game of theirs
+    await wait_status(theirs, LOST_MESSAGE)
+
+    await make_room(services.db)
+    # the first write that works ends the outage; its own notice never arrives
+    await move_unheard(services, info.id, mover)
+    await theirs.term.wait_for(f"Meanwhile {mover.name}: ")
