@@ -4,7 +4,9 @@ The session is the only place that awaits input. It renders the top screen into 
 canvas of the terminal's size after every event or notice and writes only the difference
 from what the far end already shows. It subscribes to the hub for the signed-in user
 (and to the game the top screen watches, for spectators) and passes notices to the top
-screen, ringing the bell on "your turn" when the user has sound on.
+screen, ringing the bell on "your turn" when the user has sound on. When the process
+loses its database for a while (``services.outage``) the status line of whatever screen
+shows says so until it is back, and then the screen re-reads what it shows.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
     from door.services import Services
     from door.services.accounts import User
     from door.services.notify import Notice, Subscription
+    from door.services.outage import OutageState
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +76,8 @@ class Session:
         self.seen: set[tuple[int, str, int]] = set()
         self.quit_message: str | None = None
         self.hung_up = False
+        self.recoveries_seen = services.outage.recoveries
+        """How many database outages had ended when the screen last re-read (on_outage)."""
         self.detected_encoding = terminal.caps.encoding
         self.ctx = Context(
             services,
@@ -244,8 +249,38 @@ class Session:
             return True
         return await self.apply(await self._guard(self.stack[-1].on_notice(notice, self.ctx), None))
 
+    def outage_news(self, state: OutageState) -> None:
+        """The database was lost, or is back (``services.outage``): the status line says
+        so from now, over what it said until now (what the person is told after this,
+        e.g. "could not save that", shows over it until their next key)."""
+        from door.services.outage import BACK_MESSAGE, LOST_MESSAGE
+
+        self.ctx.alert = {"lost": LOST_MESSAGE, "back": BACK_MESSAGE}.get(state or "")
+        if state is not None:
+            self.ctx.message = None
+
+    async def on_outage(self) -> bool:
+        """After an outage the top screen re-reads what it shows, as on a ``resync``
+        notice (what changed meanwhile may never have been notified)."""
+        from door.services.notify import Notice
+
+        self.recoveries_seen = self.services.outage.recoveries
+        if not self.stack:
+            return True
+        resync = Notice(0, "resync", (), "", 0)
+        return await self.apply(await self._guard(self.stack[-1].on_notice(resync, self.ctx), None))
+
     # --- the loop -----------------------------------------------------------------------
     async def run(self, first: Screen) -> None:
+        outage = self.services.outage
+        self.outage_news(outage.state)
+        stop_news = outage.subscribe(self.outage_news)
+        try:
+            await self._run(first)
+        finally:
+            stop_news()
+
+    async def _run(self, first: Screen) -> None:
         await self.push(first)
         reader: asyncio.Task[InputEvent | None] | None = None
         user_get: asyncio.Task[Notice] | None = None
@@ -254,6 +289,10 @@ class Session:
         game_get_sub: Subscription | None = None
         try:
             while self.stack:
+                if self.services.outage.recoveries != self.recoveries_seen and (
+                    not await self.on_outage()
+                ):
+                    break
                 self._sync_game_sub()
                 # Taken before rendering, so work that finishes during the render or the
                 # drain still wakes the loop for one more render.
@@ -282,6 +321,8 @@ class Session:
                 tick = self._minute_tick()
                 if tick is not None:
                     waiting.add(tick)
+                # shared by every session (never cancelled): wakes it to draw the news
+                waiting.add(self.services.outage.changed())
                 done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
                 keep = True
                 if user_get is not None and user_get in done:

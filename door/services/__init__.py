@@ -20,6 +20,7 @@ from door.services.clock import Clock, SystemClock
 from door.services.games import GameCache, GameService
 from door.services.names import NameRules
 from door.services.notify import Hub, LocalHub, PgHub
+from door.services.outage import DatabaseOutage
 from door.services.ratings import Ratings
 from door.services.signups import SIGNUP_MODES, SignupPolicy
 from door.store.db import Database, DatabaseFailure
@@ -50,6 +51,11 @@ class Services:
     bans: BanWatch | None = None
     """Ends banned users' live sessions (built by build_services; see door/services/bans.py)."""
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    outage: DatabaseOutage = field(init=False)
+    """What the sessions say when the database is out of reach (door/services/outage.py)."""
+
+    def __post_init__(self) -> None:
+        self.outage = DatabaseOutage(self.db.health)
 
     def start_sweeper(self) -> None:
         """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background."""
@@ -100,6 +106,7 @@ class Services:
             await self.bans.stop()
         if isinstance(self.hub, PgHub):
             await self.hub.stop()
+        self.outage.close()
         await self.db.dispose()
 
 

@@ -102,40 +102,112 @@ class DatabaseWriteError(DatabaseFailure):
 
 
 class WriteHealth:
-    """Whether this process's writes are failing (the disk full, the server gone), and
-    what to call when one succeeds again: the bot runner and the deadline sweeper pick up
-    their pending work at once then. Callbacks run on the event loop's thread."""
+    """Whether this process can use its database: its writes failing (the disk full, the
+    server gone), its reads failing, a listening connection lost (PostgreSQL's LISTEN,
+    :class:`~door.store.pgnotify.PgChannel`); and whom to tell. Callbacks run on the event
+    loop's thread.
+
+    Two kinds of listener: :meth:`on_recovered`, called when a write works again after
+    failures (the bot runner and the deadline sweeper pick up their pending work then);
+    :meth:`on_change`, called with :attr:`lost` each time it flips (the sessions' "the
+    server lost its database" line, through ``door/services/outage.py``).
+
+    What ends a loss: a write that works ends all of it; a read that works ends the
+    reads' failure only (a full SQLite disk still reads); a listening connection opened
+    again ends what its loss began and, as it proves the server answers again (on
+    PostgreSQL every storage failure door retries is the server out of reach), the
+    writes' failure too, waking :meth:`on_recovered`'s listeners to try at once.
+    """
 
     def __init__(self) -> None:
         self.failing = False
+        """Writes are failing (only a write, or a listening connection back, ends it)."""
+        self.reads_failing = False
+        self._links_lost: set[object] = set()
         self._listeners: list[Callable[[], None]] = []
+        self._watchers: list[Callable[[bool], None]] = []
+
+    @property
+    def lost(self) -> bool:
+        """Writes or reads are failing, or a listening connection is lost."""
+        return self.failing or self.reads_failing or bool(self._links_lost)
 
     def on_recovered(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback`` each time a write succeeds after failures; returns the
         function that stops that."""
-        self._listeners.append(callback)
+        return self._listen(self._listeners, callback)
 
-        def stop() -> None:
-            with contextlib.suppress(ValueError):
-                self._listeners.remove(callback)
+    def on_change(self, callback: Callable[[bool], None]) -> Callable[[], None]:
+        """Call ``callback(lost)`` each time :attr:`lost` flips; returns the function
+        that stops that."""
+        return self._listen(self._watchers, callback)
 
-        return stop
+    def failed(self, exc: BaseException, *, write: bool = True) -> None:
+        was = self.lost
+        if write:
+            if not self.failing:
+                log.warning("database writes are failing (%s); retrying as they come", exc)
+            self.failing = True
+        else:
+            if not self.reads_failing:
+                log.warning("database reads are failing (%s); retrying as they come", exc)
+            self.reads_failing = True
+        self._changed(was)
 
-    def failed(self, exc: BaseException) -> None:
-        if not self.failing:
-            log.warning("database writes are failing (%s); retrying as they come", exc)
-        self.failing = True
+    def succeeded(self, *, write: bool = True) -> None:
+        if not self.reads_failing and not (write and self.failing):
+            return  # every transaction comes here: nothing to do, nothing to pay
+        was = self.lost
+        if self.reads_failing:
+            self.reads_failing = False
+            log.warning("database reads work again")
+        if write:
+            self._writes_work()
+        self._changed(was)
 
-    def succeeded(self) -> None:
+    def link_lost(self, link: object) -> None:
+        """``link`` (a listening connection) is lost until :meth:`link_back`."""
+        was = self.lost
+        self._links_lost.add(link)
+        self._changed(was)
+
+    def link_back(self, link: object) -> None:
+        """``link`` listens again: the server answers (see the class docstring)."""
+        was = self.lost
+        self._links_lost.discard(link)
+        self.reads_failing = False
+        self._writes_work()
+        self._changed(was)
+
+    def _writes_work(self) -> None:
         if not self.failing:
             return
         self.failing = False
         log.warning("database writes work again")
-        for callback in list(self._listeners):
+        self._call_all(self._listeners, "write-recovery callback failed")
+
+    def _changed(self, was: bool) -> None:
+        lost = self.lost
+        if lost != was:
+            self._call_all(self._watchers, "database-health callback failed", lost)
+
+    @staticmethod
+    def _listen(listeners: list[Any], callback: Any) -> Callable[[], None]:
+        listeners.append(callback)
+
+        def stop() -> None:
+            with contextlib.suppress(ValueError):
+                listeners.remove(callback)
+
+        return stop
+
+    @staticmethod
+    def _call_all(listeners: list[Any], failure: str, *args: object) -> None:
+        for callback in list(listeners):
             try:
-                callback()
-            except Exception:  # one listener's bug must not undo the others' wake-up
-                log.exception("write-recovery callback failed")
+                callback(*args)
+            except Exception:  # one listener's bug must not undo the others' news
+                log.exception(failure)
 
 
 class Database:
@@ -223,16 +295,14 @@ class Database:
                 await asyncio.sleep(policy.busy.delay(busy))
             except StorageError as exc:
                 failed += 1
-                if write:
-                    self.health.failed(exc)
+                self.health.failed(exc, write=write)
                 if exc.in_doubt or policy.failed.gives_up(failed):
                     if not write:
                         raise DatabaseFailure(READ_FAILED_MESSAGE) from exc
                     raise DatabaseWriteError(WRITE_FAILED_MESSAGE) from exc
                 await asyncio.sleep(policy.failed.delay(failed))
             else:
-                if write:
-                    self.health.succeeded()
+                self.health.succeeded(write=write)
                 return result
 
     async def _run(self, action: Action[T], *, write: bool) -> T:

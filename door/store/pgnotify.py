@@ -117,6 +117,7 @@ class PgChannel:
             await self._wait_until_lost()
             lost_at = time.monotonic()
             log.warning("lost the database connection listening on %s; reconnecting", self.channel)
+            self.db.health.link_lost(self)  # the sessions say so (door/services/outage.py)
             conn, driver, self._conn, self._driver = self._conn, self._driver, None, None
             if driver is not None:
                 # drop the socket at once: a polite close would wait on a dead link
@@ -138,6 +139,7 @@ class PgChannel:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.retry_max_s)
             self.reconnects += 1
+            self.db.health.link_back(self)
             log.info(
                 "listening on %s again after %.1f s (%d attempt(s))",
                 self.channel,

@@ -159,6 +159,9 @@ class Context:
         self.caps = caps
         self.glyphs = glyphs
         self.message: str | None = None
+        self.alert: str | None = None
+        """A standing line the session keeps on the status row while ``message`` is
+        empty (the database lost, then back: door/services/outage.py)."""
         self.chrome: tuple[str, str] | None = None
         """(title, key help) of the frame being drawn, as ``draw_chrome`` last drew it."""
         self.previous_login: Any = None
@@ -314,11 +317,13 @@ def _help_row(text: str, width: int, caches: RenderCaches) -> Canvas:
 
 
 def draw_status(canvas: Canvas, ctx: Context, help_rows: int = 1) -> None:
-    """The row above the help: the pending status message, if any."""
-    if ctx.message:
+    """The row above the help: the pending status message, else the standing alert
+    (``ctx.alert``), if any."""
+    text = ctx.message or ctx.alert
+    if text:
         y = canvas.height - 1 - help_rows
         canvas.fill(0, y, canvas.width, 1, " ")
-        canvas.put(1, y, clip_text(ctx.message, canvas.width - 2), STATUS_STYLE)
+        canvas.put(1, y, clip_text(text, canvas.width - 2), STATUS_STYLE)
 
 
 def draw_chrome(canvas: Canvas, ctx: Context, title: str, key_help: str) -> None:
