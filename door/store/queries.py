@@ -36,6 +36,7 @@ from sqlalchemy import (
     true,
     update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.dml import Update
 from sqlalchemy.sql.expression import Executable
 
@@ -43,6 +44,7 @@ from door.store.models import (
     BbsIdentityRow,
     GameEventRow,
     GameRow,
+    RatingChangeRow,
     RatingRow,
     SeatRow,
     SignupRow,
@@ -51,10 +53,12 @@ from door.store.models import (
 )
 from door.store.records import (
     EventRecord,
+    FinishedGame,
     GameRecord,
     KeyRecord,
     OverdueGame,
     RankedRating,
+    RatingChangeRecord,
     RatingRecord,
     SeatActivity,
     SeatRecord,
@@ -123,6 +127,21 @@ def _rating(v: Sequence[Any]) -> RatingRecord:
 
 def _ranked(v: Sequence[Any]) -> RankedRating:
     return RankedRating(v[0], v[1], float(v[2]), v[3], v[4], v[5])
+
+
+def _finished_seat(v: Sequence[Any]) -> tuple[FinishedGame, bool, int | None]:
+    """A row of ``finished_seats``: the game (no users yet), whether a seat came with it,
+    that seat's user."""
+    game = FinishedGame(
+        v[0], v[1], dict(v[2] or {}), None if v[3] is None else dict(v[3]), v[4], ()
+    )
+    return game, v[5] is not None, v[6]
+
+
+def _rating_change(v: Sequence[Any]) -> RatingChangeRecord:
+    return RatingChangeRecord(
+        v[0], v[1], v[2], v[3], float(v[4]), float(v[5]), v[6], v[7], v[8], v[9]
+    )
 
 
 def _activity(v: Sequence[Any]) -> SeatActivity:
@@ -444,13 +463,10 @@ class Queries:
         """Ratings and the rank listings."""
         users, ratings = self.users, self.ratings
         p = bindparam
-        self.ratings_of = Query(
-            "ratings_of",
-            select(ratings).where(
-                and_(ratings.c.kind == p("kind"), ratings.c.user_id.in_(p("ids", expanding=True)))
-            ),
-            _rating,
+        of_users = select(ratings).where(
+            and_(ratings.c.kind == p("kind"), ratings.c.user_id.in_(p("ids", expanding=True)))
         )
+        self.ratings_of = Query("ratings_of", of_users, _rating)
         self.insert_rating = _write(
             "insert_rating",
             _insert(ratings, "user_id", "kind", "rating", "experience", "wins", "losses"),
@@ -461,6 +477,57 @@ class Queries:
                 and_(ratings.c.user_id == p("w_user_id"), ratings.c.kind == p("w_kind"))
             ),
         )
+        # A finished game's players' rows, made to exist without a race (a row another
+        # transaction is inserting makes this one wait for it, then do nothing), then
+        # read under a row lock in user-id order, so two games sharing a player take
+        # turns and two games never deadlock. SQLite has no FOR UPDATE (the compiler
+        # leaves it out): its BEGIN IMMEDIATE already lets one writer in at a time.
+        columns = ("user_id", "kind", "rating", "experience", "wins", "losses")
+        values: dict[Any, Any] = {ratings.c[n]: p(n) for n in columns}
+        self.ensure_rating = {
+            "sqlite": _write(
+                "ensure_rating",
+                sqlite.insert(ratings).values(values).on_conflict_do_nothing(),
+            ),
+            "postgresql": _write(
+                "ensure_rating",
+                postgresql.insert(ratings).values(values).on_conflict_do_nothing(),
+            ),
+        }
+        self.lock_ratings = Query(
+            "lock_ratings",
+            of_users.order_by(ratings.c.user_id).with_for_update(),
+            _rating,
+        )
+        self.rating_changes = changes = _table(RatingChangeRow)
+        self.insert_rating_change = _write(
+            "insert_rating_change",
+            _insert(changes, *(c.key for c in changes.c if c.key != "id")),
+        )
+        # door check: every rating, every change, every finished game's rating inputs
+        self.all_ratings = Query(
+            "all_ratings", select(ratings).order_by(ratings.c.kind, ratings.c.user_id), _rating
+        )
+        self.all_rating_changes = Query(
+            "all_rating_changes", select(changes).order_by(changes.c.id), _rating_change
+        )
+        self.rated_names = Query(
+            "rated_names",
+            select(users.c.id, users.c.name).where(users.c.id.in_(select(ratings.c.user_id))),
+            _row,
+        )
+        games, seats = self.games, self.seats
+        self.finished_seats = Query(
+            "finished_seats",
+            select(
+                games.c.id, games.c.kind, games.c.options, games.c.outcome,
+                games.c.finished_at, seats.c.seat, seats.c.user_id,
+            )
+            .select_from(games.outerjoin(seats, seats.c.game_id == games.c.id))
+            .where(games.c.status == "finished")
+            .order_by(games.c.finished_at, games.c.id, seats.c.seat),
+            _finished_seat,
+        )  # fmt: skip
         ranked = select(
             ratings.c.user_id,
             users.c.name,

@@ -14,18 +14,21 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TypeVar
 
 from door.store.queries import GAME_COLUMNS, ListWhich, Queries, game_and_seat, seat_record
 from door.store.records import (
     EventRecord,
+    FinishedGame,
     GameRecord,
     JSONObject,
     KeyRecord,
     NewEvent,
     OverdueGame,
     RankedRating,
+    RatingChangeRecord,
     RatingRecord,
     SeatActivity,
     SeatRecord,
@@ -408,6 +411,66 @@ class Repository:
         else:
             values.update(user_id=rating.user_id, kind=rating.kind)
             self._run.execute(self._q.insert_rating, values)
+
+    def lock_ratings(
+        self, kind: str, user_ids: Sequence[int], start: float
+    ) -> dict[int, RatingRecord]:
+        """The players' ratings of ``kind``, locked until this transaction ends (rows
+        that did not exist are made at ``start`` first): read them, then
+        :meth:`update_rating` them, and no other transaction's update comes in between."""
+        ids = sorted(set(user_ids))
+        if not ids:
+            return {}
+        dialect = "sqlite"
+        if isinstance(self._run, CoreRunner):
+            dialect = self._run.conn.dialect.name
+        self._run.execute_many(
+            self._q.ensure_rating[dialect],
+            [{"user_id": u, "kind": kind, "rating": start, "experience": 0, "wins": 0,
+              "losses": 0} for u in ids],
+        )  # fmt: skip
+        params = {"kind": kind, "ids": ids}
+        return {r.user_id: r for r in self._run.rows(self._q.lock_ratings, params)}
+
+    def update_rating(self, rating: RatingRecord) -> None:
+        """Write a rating over its (existing, locked) row."""
+        self.save_rating(rating, exists=True)
+
+    def insert_rating_changes(self, changes: Sequence[RatingChangeRecord]) -> None:
+        """Record rating changes (``id`` is ignored: the database numbers them in the
+        order they are written)."""
+        self._run.execute_many(
+            self._q.insert_rating_change,
+            [{"game_id": c.game_id, "user_id": c.user_id, "kind": c.kind,
+              "rating_before": c.rating_before, "rating_after": c.rating_after,
+              "experience_after": c.experience_after, "wins_after": c.wins_after,
+              "losses_after": c.losses_after, "created_at": c.created_at}
+             for c in changes],
+        )  # fmt: skip
+
+    def all_ratings(self) -> list[RatingRecord]:
+        """Every rating, by kind then user."""
+        return self._run.rows(self._q.all_ratings, {})
+
+    def rated_names(self) -> dict[int, str]:
+        """The name of every user who has a rating."""
+        return {int(r[0]): str(r[1]) for r in self._run.rows(self._q.rated_names, {})}
+
+    def rating_changes(self) -> list[RatingChangeRecord]:
+        """Every recorded rating change, in the order they were written."""
+        return self._run.rows(self._q.all_rating_changes, {})
+
+    def finished_games(self) -> list[FinishedGame]:
+        """Every finished game's rating inputs, in the order they finished (then id)."""
+        games: list[FinishedGame] = []
+        users: list[list[int | None]] = []
+        for game, seated, user in self._run.rows(self._q.finished_seats, {}):
+            if not games or games[-1].id != game.id:
+                games.append(game)
+                users.append([])
+            if seated:
+                users[-1].append(user)
+        return [replace(g, users=tuple(u)) for g, u in zip(games, users, strict=True)]
 
     def rank_page(
         self, kind: str, offset: int, limit: int, min_experience: int
