@@ -327,17 +327,15 @@ def rating_problems(
     by_key = {(r.user_id, r.kind): r for r in stored}
     for key in sorted(set(by_key) | set(standings), key=lambda k: (k[1], k[0])):
         uid, kind = key
+        # a stored row no game accounts for should still be at the start
         want = standings.get(key, Standing())
         row = by_key.get(key)
-        have = Standing() if row is None else Standing.of(row)
-        if row is None and key not in standings:
-            continue
         if row is None:
-            problems.append(f"{_who([uid], names)} ({kind}): no rating stored, expected "
+            problems.append(f"{_who([uid], names)}, {kind}: no rating stored, expected "
                             f"{_standing(want)}")  # fmt: skip
-        elif not _same(have, want):
+        elif not _same(have := Standing.of(row), want):
             problems.append(
-                f"{_who([uid], names)} ({kind}): stored {_standing(have)}, "
+                f"{_who([uid], names)}, {kind}: stored {_standing(have)}, "
                 f"recomputed {_standing(want)}"
             )
     return RatingAudit(len(rated), problems)
