@@ -211,6 +211,16 @@ class Queries:
         self.user_by_key = Query(
             "user_by_key", select(users).where(users.c.name_key == p("key")), _user
         )
+        # the same, read to be rewritten (Repository.lock_user): PostgreSQL's row lock
+        # holds any other writer of the row off until this transaction ends
+        self.lock_user_by_id = Query(
+            "lock_user_by_id", select(users).where(users.c.id == p("id")).with_for_update(), _user
+        )
+        self.lock_user_by_key = Query(
+            "lock_user_by_key",
+            select(users).where(users.c.name_key == p("key")).with_for_update(),
+            _user,
+        )
         self.insert_user = Query(
             "insert_user",
             _insert(users, "name", "name_key", "password_hash", "is_sysop", "is_banned",

@@ -60,6 +60,16 @@ class Repository:
         """The user whose casefolded name is ``key``."""
         return _first(self._run.rows(self._q.user_by_key, {"key": key}))
 
+    def lock_user(self, user_id: int) -> UserRecord | None:
+        """:meth:`user`, to be rewritten with :meth:`save_user`: the row stays locked
+        until this transaction ends, so no other write to it comes in between (on
+        PostgreSQL; SQLite's write transactions are one at a time already)."""
+        return _first(self._run.rows(self._q.lock_user_by_id, {"id": user_id}))
+
+    def lock_user_by_key(self, key: str) -> UserRecord | None:
+        """:meth:`user_by_key`, locked as :meth:`lock_user` is."""
+        return _first(self._run.rows(self._q.lock_user_by_key, {"key": key}))
+
     def insert_user(
         self,
         name: str,
@@ -105,7 +115,8 @@ class Repository:
 
     def save_user(self, user: UserRecord) -> None:
         """Write the changeable columns of ``user`` (name, password, flags, settings,
-        last login) over its row."""
+        last login) over its row (read it with :meth:`lock_user` in this transaction:
+        every column is written, so a change made since an unlocked read is undone)."""
         self._run.execute(
             self._q.update_user,
             {
