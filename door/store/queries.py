@@ -212,13 +212,17 @@ class Queries:
             "user_by_key", select(users).where(users.c.name_key == p("key")), _user
         )
         # the same, read to be rewritten (Repository.lock_user): PostgreSQL's row lock
-        # holds any other writer of the row off until this transaction ends
+        # holds any other writer of the row off until this transaction ends; NO KEY
+        # UPDATE (the id never changes), so rows referring to the user (seats, ratings,
+        # keys) can still be written meanwhile
         self.lock_user_by_id = Query(
-            "lock_user_by_id", select(users).where(users.c.id == p("id")).with_for_update(), _user
+            "lock_user_by_id",
+            select(users).where(users.c.id == p("id")).with_for_update(key_share=True),
+            _user,
         )
         self.lock_user_by_key = Query(
             "lock_user_by_key",
-            select(users).where(users.c.name_key == p("key")).with_for_update(),
+            select(users).where(users.c.name_key == p("key")).with_for_update(key_share=True),
             _user,
         )
         self.insert_user = Query(
