@@ -396,6 +396,7 @@ class Ratings:
             repo: Repository,
         ) -> tuple[list[RatingRecord], list[FinishedGame], list[RatingChangeRecord],
                    dict[int, str]]:  # fmt: skip
+            repo.one_snapshot()  # a game finishing meanwhile is in all four or in none
             return repo.all_ratings(), repo.finished_games(), repo.rating_changes(), (
                 repo.rated_names()
             )

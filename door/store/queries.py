@@ -33,6 +33,7 @@ from sqlalchemy import (
     insert,
     or_,
     select,
+    text,
     true,
     update,
 )
@@ -518,7 +519,12 @@ class Queries:
             "insert_rating_change",
             _insert(changes, *(c.key for c in changes.c if c.key != "id")),
         )
-        # door check: every rating, every change, every finished game's rating inputs
+        # door check: every rating, every change, every finished game's rating inputs,
+        # all seen at one moment (PostgreSQL only: each statement of a READ COMMITTED
+        # transaction sees the latest commits; SQLite's read transaction is one snapshot)
+        self.repeatable_read = _write(
+            "repeatable_read", text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        )
         self.all_ratings = Query(
             "all_ratings", select(ratings).order_by(ratings.c.kind, ratings.c.user_id), _rating
         )

@@ -459,6 +459,13 @@ class Repository:
              for c in changes],
         )  # fmt: skip
 
+    def one_snapshot(self) -> None:
+        """Let every later read of this transaction see the database as it was at the
+        first: PostgreSQL's REPEATABLE READ, called before any other statement (SQLite's
+        read transactions are one snapshot already)."""
+        if isinstance(self._run, CoreRunner) and self._run.conn.dialect.name == "postgresql":
+            self._run.execute(self._q.repeatable_read, {})
+
     def all_ratings(self) -> list[RatingRecord]:
         """Every rating, by kind then user."""
         return self._run.rows(self._q.all_ratings, {})

@@ -54,3 +54,34 @@ async def test_simultaneous_finishes_on_two_processes_are_each_counted_once(
     audit = await Ratings(db).audit()
     assert audit.problems == []
     assert audit.games == GAMES
+
+
+async def test_the_ratings_check_sees_games_finishing_meanwhile_whole_or_not_at_all(
+    games: GameService, db: Database, clock: FakeClock, alice: User, bob: User
+) -> None:
+    snaps = [await two_player_game(games, alice, bob) for _ in range(40)]
+    second_db = Database(db.url)
+    second = GameService(second_db, {"nim": NimRules()}, LocalHub(), clock, random.Random(7))
+    done = asyncio.Event()
+    problems: list[str] = []
+    audits = 0
+
+    async def finish() -> None:
+        for s in snaps:
+            await second.resign(s.info.id, alice.id, s.info.version)
+            await asyncio.sleep(0)  # SQLite's transactions need not give the loop up
+        done.set()
+
+    async def check() -> None:
+        nonlocal audits
+        while not done.is_set():
+            problems.extend((await Ratings(db).audit()).problems)
+            audits += 1
+            await asyncio.sleep(0)
+
+    try:
+        await asyncio.gather(finish(), check())
+    finally:
+        await second_db.dispose()
+    assert problems == []
+    assert audits > 1
