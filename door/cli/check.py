@@ -52,17 +52,19 @@ def run(args: argparse.Namespace) -> int:
         print(problem)
     for problem in audit.problems:
         print(f"ratings: {problem}")
+    summary = []
     if problems:
-        print(f"door check: {len(problems)} of {checked} game(s) do not match their log")
+        summary.append(f"{len(problems)} of {checked} game(s) do not match their log")
     elif not args.quiet:
-        print(f"door check: {checked} game(s) checked, every one replays to its snapshot")
+        summary.append(f"{checked} game(s) checked, every one replays to its snapshot")
     if audit.problems:
-        print(
-            f"door check: {len(audit.problems)} rating difference(s) against "
-            f"{audit.games} rated game(s)"
+        summary.append(
+            f"{len(audit.problems)} rating difference(s) against {audit.games} rated game(s)"
         )
     elif not args.quiet:
-        print(f"door check: every rating matches its {audit.games} rated game(s)")
+        summary.append(f"every rating matches its {audit.games} rated game(s)")
+    if summary:  # one line, the last: what bench/crash.py reports
+        print("door check: " + "; ".join(summary))
     return 1 if problems or audit.problems else 0
 
 
