@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from door.games.base import Outcome
@@ -264,7 +264,7 @@ def replay_order(
     first: dict[int, int] = {}
     for c in changes:
         first.setdefault(c.game_id, c.id)
-    unrecorded = [g for g in games if g.id not in first]
+    unrecorded = sorted((g for g in games if g.id not in first), key=_finishing_order)
     recorded = sorted((g for g in games if g.id in first), key=lambda g: first[g.id])
     return unrecorded + recorded
 
@@ -310,7 +310,7 @@ def rating_problems(
     for c in changes:
         recorded.setdefault(c.game_id, set()).add(c.user_id)
     history_began = False
-    for game in sorted(rated, key=lambda g: (g.finished_at is None, g.finished_at, g.id)):
+    for game in sorted(rated, key=_finishing_order):
         players = {u for u in game.users if u is not None}
         seen = recorded.get(game.id)
         if seen is None:
@@ -339,6 +339,11 @@ def rating_problems(
                 f"recomputed {_standing(want)}"
             )
     return RatingAudit(len(rated), problems)
+
+
+def _finishing_order(game: FinishedGame) -> tuple[bool, datetime, int]:
+    at = game.finished_at
+    return at is None, at if at is not None else datetime.min.replace(tzinfo=UTC), game.id
 
 
 def _same(a: Standing, b: Standing) -> bool:
