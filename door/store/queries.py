@@ -139,6 +139,10 @@ def _finished_seat(v: Sequence[Any]) -> tuple[FinishedGame, bool, int | None]:
     return game, v[5] is not None, v[6]
 
 
+def _id_and_name(v: Sequence[Any]) -> tuple[int, str]:
+    return int(v[0]), str(v[1])
+
+
 def _rating_change(v: Sequence[Any]) -> RatingChangeRecord:
     return RatingChangeRecord(
         v[0], v[1], v[2], v[3], float(v[4]), float(v[5]), v[6], v[7], v[8], v[9]
@@ -534,7 +538,7 @@ class Queries:
         self.rated_names = Query(
             "rated_names",
             select(users.c.id, users.c.name).where(users.c.id.in_(select(ratings.c.user_id))),
-            _row,
+            _id_and_name,
         )
         games, seats = self.games, self.seats
         self.finished_seats = Query(

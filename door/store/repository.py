@@ -472,7 +472,7 @@ class Repository:
 
     def rated_names(self) -> dict[int, str]:
         """The name of every user who has a rating."""
-        return {int(r[0]): str(r[1]) for r in self._run.rows(self._q.rated_names, {})}
+        return dict(self._run.rows(self._q.rated_names, {}))
 
     def rating_changes(self) -> list[RatingChangeRecord]:
         """Every recorded rating change, in the order they were written."""
