@@ -1,7 +1,10 @@
 """Ratings: the FIBS formula for backgammon matches, pairwise Elo for other games.
 
 Ratings change in the same transaction that finishes the game (``record_result``, called
-by the game service). Everyone starts at 1500 with experience 0.
+by the game service), with the players' rating rows locked from the read to the commit so
+that games finishing at once, in any process, take turns; each change is recorded
+(``rating_changes``), and ``door check`` recomputes every rating from the finished games
+(``rating_problems``). Everyone starts at 1500 with experience 0.
 
 * Backgammon (``reference/backgammon.md`` §4): for an n-point match,
   ``P_upset = 1 / (10^(D·√n/2000) + 1)``; the winner gains ``4·K·√n·P`` and the loser
