@@ -3,7 +3,9 @@
 First the files: the data folder, the SQLite file and its side files, the SSH host key;
 any that other users may read is a warning with the ``chmod`` that fixes it. Then the
 database itself (SQLite's ``quick_check``, the schema), then each game replayed through
-the rules and compared with its snapshot.
+the rules and compared with its snapshot; last every rating, recomputed from the
+finished games (``door/services/ratings.py`` rating_problems) and compared with the one
+stored.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from door.store.health import DatabaseUnusableError
 
 if TYPE_CHECKING:
     from door.config import Config
+    from door.services.ratings import RatingAudit
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -38,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     for line in permission_warnings(config):
         print(f"door check: warning: {line}", file=sys.stderr)
     try:
-        checked, problems = asyncio.run(check_all(config))
+        checked, problems, audit = asyncio.run(check_all(config))
     except DatabaseUnusableError as exc:  # damaged, not a database, no tables, …
         print(f"door check: {exc}", file=sys.stderr)
         return 2
@@ -47,12 +50,22 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for problem in problems:
         print(problem)
+    for problem in audit.problems:
+        print(f"ratings: {problem}")
+    summary = []
     if problems:
-        print(f"door check: {len(problems)} of {checked} game(s) do not match their log")
-        return 1
-    if not args.quiet:
-        print(f"door check: {checked} game(s) checked, every one replays to its snapshot")
-    return 0
+        summary.append(f"{len(problems)} of {checked} game(s) do not match their log")
+    elif not args.quiet:
+        summary.append(f"{checked} game(s) checked, every one replays to its snapshot")
+    if audit.problems:
+        summary.append(
+            f"{len(audit.problems)} rating difference(s) against {audit.games} rated game(s)"
+        )
+    elif not args.quiet:
+        summary.append(f"every rating matches its {audit.games} rated game(s)")
+    if summary:  # one line, the last: what bench/crash.py reports
+        print("door check: " + "; ".join(summary))
+    return 1 if problems or audit.problems else 0
 
 
 def permission_warnings(config: Config) -> list[str]:
@@ -69,12 +82,13 @@ def permission_warnings(config: Config) -> list[str]:
     return [wide.advice() for wide in wide_modes(files, folders)]
 
 
-async def check_all(config: Config) -> tuple[int, list[str]]:
-    """(games checked, a line for each mismatch)."""
+async def check_all(config: Config) -> tuple[int, list[str], RatingAudit]:
+    """(games checked, a line for each mismatch, what the ratings' check found)."""
     from door.games.registry import build_registry
     from door.services.clock import SystemClock
     from door.services.games import GameService
     from door.services.notify import LocalHub
+    from door.services.ratings import Ratings
 
     db = await open_database(config, upgrading=False)
     try:
@@ -85,6 +99,6 @@ async def check_all(config: Config) -> tuple[int, list[str]]:
             problem = await games.replay_check(game_id)
             if problem is not None:
                 problems.append(problem)
-        return len(ids), problems
+        return len(ids), problems, await Ratings(db).audit()
     finally:
         await db.dispose()

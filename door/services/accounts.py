@@ -293,16 +293,19 @@ def user_from_record(row: UserRecord) -> User:
     )
 
 
-def _existing(repo: Repository, user_id: int) -> UserRecord:
-    found = repo.user(user_id) if is_stored_id(user_id) else None
+def _existing(repo: Repository, user_id: int, *, lock: bool = False) -> UserRecord:
+    """The user; ``lock``: to be rewritten in this transaction (``Repository.lock_user``)."""
+    found = None
+    if is_stored_id(user_id):
+        found = repo.lock_user(user_id) if lock else repo.user(user_id)
     if found is None:
         raise AccountError("no such user")
     return found
 
 
-def _acting(repo: Repository, user_id: int) -> UserRecord:
+def _acting(repo: Repository, user_id: int, *, lock: bool = False) -> UserRecord:
     """The user changing their own account; refused if they are banned."""
-    found = _existing(repo, user_id)
+    found = _existing(repo, user_id, lock=lock)
     if found.is_banned:
         raise AccountError("your account has been suspended; ask the sysop")
     return found
@@ -428,7 +431,7 @@ class Accounts:
         """Let a pending account log in (``door user approve``)."""
 
         def action(repo: Repository) -> User:
-            row = repo.user_by_key(name_key(name))
+            row = repo.lock_user_by_key(name_key(name))
             if row is None:
                 raise AccountError(f"there is no user called {name!r}")
             if not row.is_pending:
@@ -480,7 +483,7 @@ class Accounts:
         hashed = await asyncio.to_thread(hash_password, new)
 
         def action(repo: Repository) -> None:
-            repo.save_user(replace(_acting(repo, user_id), password_hash=hashed))
+            repo.save_user(replace(_acting(repo, user_id, lock=True), password_hash=hashed))
 
         await self.db.transact(action)
 
@@ -518,7 +521,7 @@ class Accounts:
         then: Callable[[Repository, UserRecord], None] | None = None,
     ) -> User:
         def action(repo: Repository) -> User:
-            row = repo.user_by_key(name_key(name))
+            row = repo.lock_user_by_key(name_key(name))
             if row is None:
                 raise AccountError(f"there is no user called {name!r}")
             new = change(row)
@@ -544,7 +547,8 @@ class Accounts:
         most = self.max_keys
 
         def action(repo: Repository) -> str:
-            _acting(repo, user_id)
+            # locked: two keys added at once cannot both pass the count
+            _acting(repo, user_id, lock=True)
             owner = repo.key_owner(key.fingerprint)
             if owner is not None:
                 if owner == user_id:
@@ -701,7 +705,7 @@ class Accounts:
             changes["step_delay"] = float(delay)
 
         def action(repo: Repository) -> User:
-            row = _acting(repo, user_id)
+            row = _acting(repo, user_id, lock=True)
             settings = replace(_settings_from(row.settings), **changes)
             new = replace(row, settings=_settings_to(settings))
             repo.save_user(new)
@@ -714,7 +718,7 @@ class Accounts:
         now = self.clock.now()
 
         def action(repo: Repository) -> datetime | None:
-            row = _existing(repo, user_id)
+            row = _existing(repo, user_id, lock=True)
             repo.save_user(replace(row, last_login_at=now))
             return row.last_login_at
 

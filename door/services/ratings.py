@@ -1,7 +1,10 @@
 """Ratings: the FIBS formula for backgammon matches, pairwise Elo for other games.
 
 Ratings change in the same transaction that finishes the game (``record_result``, called
-by the game service). Everyone starts at 1500 with experience 0.
+by the game service), with the players' rating rows locked from the read to the commit so
+that games finishing at once, in any process, take turns; each change is recorded
+(``rating_changes``), and ``door check`` recomputes every rating from the finished games
+(``rating_problems``). Everyone starts at 1500 with experience 0.
 
 * Backgammon (``reference/backgammon.md`` §4): for an n-point match,
   ``P_upset = 1 / (10^(D·√n/2000) + 1)``; the winner gains ``4·K·√n·P`` and the loser
@@ -19,11 +22,20 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from door.games.base import Outcome
+from door.services.games.model import outcome_from_json
 from door.store.db import Database
-from door.store.records import RankedRating, RatingRecord, clamp_count, is_stored_id
+from door.store.records import (
+    FinishedGame,
+    RankedRating,
+    RatingChangeRecord,
+    RatingRecord,
+    clamp_count,
+    is_stored_id,
+)
 from door.store.repository import Repository
 
 START_RATING = 1500.0
@@ -134,62 +146,226 @@ def rank_note(kind: str) -> str:
     return "Every finished game with two or more players counts."
 
 
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A player's rating of one kind, with what it counts."""
+
+    rating: float = START_RATING
+    experience: int = 0
+    wins: int = 0
+    losses: int = 0
+
+    @classmethod
+    def of(cls, r: RatingRecord) -> Standing:
+        return cls(r.rating, r.experience, r.wins, r.losses)
+
+
+def rated_players(
+    kind: str, options: Mapping[str, Any], seat_users: Sequence[int | None], outcome: Outcome
+) -> list[int] | None:
+    """The players (in seat order) whose ratings a finished game moves; None when it is
+    unrated (money play, an empty seat, the same account in two seats, a backgammon
+    game without one winner)."""
+    users = list(seat_users)
+    if any(u is None for u in users) or len(set(users)) != len(users) or len(users) < 2:
+        return None
+    ids = [int(u) for u in users if u is not None]
+    if kind == "backgammon":
+        winners = set(outcome.winners)
+        if match_length(options) <= 0 or len(ids) != 2 or len(winners) != 1:
+            return None
+        if next(iter(winners)) not in (0, 1):
+            return None
+    return ids
+
+
+def rate_game(
+    kind: str, options: Mapping[str, Any], outcome: Outcome, before: Sequence[Standing]
+) -> list[Standing]:
+    """The players' standings after a rated game (:func:`rated_players`), from theirs
+    before it, in seat order."""
+    winners = set(outcome.winners)
+    if kind == "backgammon":
+        length = match_length(options)
+        w_seat = next(iter(winners))
+        w, lo = before[w_seat], before[1 - w_seat]
+        gain, loss = fibs_changes(w.rating, w.experience, lo.rating, lo.experience, length)
+        after = [Standing(), Standing()]
+        after[w_seat] = Standing(w.rating + gain, w.experience + length, w.wins + 1, w.losses)
+        after[1 - w_seat] = Standing(
+            lo.rating - loss, lo.experience + length, lo.wins, lo.losses + 1
+        )
+        return after
+    placings = list(outcome.placings)
+    if len(placings) != len(before):
+        # no placings from the rules: winners first, everyone else shares second place
+        placings = [1 if i in winners else 2 for i in range(len(before))]
+    deltas = elo_changes([b.rating for b in before], placings)
+    out = []
+    for i, b in enumerate(before):
+        wins, losses = b.wins, b.losses
+        if winners:
+            wins += 1 if i in winners else 0
+            losses += 0 if i in winners else 1
+        out.append(Standing(b.rating + deltas[i], b.experience + 1, wins, losses))
+    return out
+
+
 def record_result(
     repo: Repository,
+    game_id: int,
     kind: str,
     options: Mapping[str, Any],
     seat_users: Sequence[int | None],
     outcome: Outcome,
+    now: datetime,
 ) -> bool:
-    """Update the players' ratings for a finished game; False when it is unrated
-    (money play, an empty seat, the same account in two seats)."""
-    users = list(seat_users)
-    if any(u is None for u in users) or len(set(users)) != len(users) or len(users) < 2:
+    """Update the players' ratings for a finished game and record each change; False
+    when it is unrated (:func:`rated_players`). The players' rating rows are locked
+    from the read to the end of the transaction, so games finishing at the same time
+    (in any process) take turns and none is lost."""
+    ids = rated_players(kind, options, seat_users, outcome)
+    if ids is None:
         return False
-    ids = [int(u) for u in users if u is not None]
-    rows = repo.ratings(kind, ids)
-
-    def current(uid: int) -> tuple[float, int, int, int, bool]:
-        r = rows.get(uid)
-        if r is None:
-            return START_RATING, 0, 0, 0, False
-        return r.rating, r.experience, r.wins, r.losses, True
-
-    def save(uid: int, rating: float, exp: int, wins: int, losses: int, exists: bool) -> None:
-        repo.save_rating(RatingRecord(uid, kind, rating, exp, wins, losses), exists=exists)
-
-    winners = set(outcome.winners)
-    if kind == "backgammon":
-        length = match_length(options)
-        if length <= 0 or len(ids) != 2 or len(winners) != 1:
-            return False
-        w_seat = next(iter(winners))
-        if w_seat not in (0, 1):
-            return False
-        w, loser = ids[w_seat], ids[1 - w_seat]
-        wr, wx, ww, wl, we = current(w)
-        lr, lx, lw, ll, le = current(loser)
-        gain, loss = fibs_changes(wr, wx, lr, lx, length)
-        save(w, wr + gain, wx + length, ww + 1, wl, we)
-        save(loser, lr - loss, lx + length, lw, ll + 1, le)
-        return True
-    placings = list(outcome.placings)
-    if len(placings) != len(ids):
-        # no placings from the rules: winners first, everyone else shares second place
-        placings = [1 if i in winners else 2 for i in range(len(ids))]
-    now = [current(u) for u in ids]
-    deltas = elo_changes([c[0] for c in now], placings)
-    for i, uid in enumerate(ids):
-        rating, exp, wins, losses, exists = now[i]
-        if winners:
-            wins += 1 if i in winners else 0
-            losses += 0 if i in winners else 1
-        save(uid, rating + deltas[i], exp + 1, wins, losses, exists)
+    rows = repo.lock_ratings(kind, ids, START_RATING)
+    before = [Standing.of(rows[u]) for u in ids]
+    after = rate_game(kind, options, outcome, before)
+    changes = []
+    for uid, b, a in zip(ids, before, after, strict=True):
+        repo.update_rating(RatingRecord(uid, kind, a.rating, a.experience, a.wins, a.losses))
+        changes.append(
+            RatingChangeRecord(
+                0, game_id, uid, kind, b.rating, a.rating, a.experience, a.wins, a.losses, now
+            )
+        )
+    repo.insert_rating_changes(changes)
     return True
 
 
+# --- checking the stored ratings against the finished games (door check) ------------------
+
+RATING_TOLERANCE = 1e-6
+"""How far a stored rating may be from its recomputation (float rounding only: both
+run the same arithmetic in the same order)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RatingAudit:
+    """What :func:`audit_ratings` found: how many rated games it replayed, and a line
+    for each difference."""
+
+    games: int
+    problems: list[str]
+
+
+def replay_order(
+    games: Sequence[FinishedGame], changes: Sequence[RatingChangeRecord]
+) -> list[FinishedGame]:
+    """The finished games in the order their ratings changed: those without a recorded
+    change (finished before the history was kept) first, as they finished, then the
+    others in the order of their first change."""
+    first: dict[int, int] = {}
+    for c in changes:
+        first.setdefault(c.game_id, c.id)
+    unrecorded = sorted((g for g in games if g.id not in first), key=_finishing_order)
+    recorded = sorted((g for g in games if g.id in first), key=lambda g: first[g.id])
+    return unrecorded + recorded
+
+
+def recompute_ratings(
+    games: Sequence[FinishedGame], changes: Sequence[RatingChangeRecord]
+) -> tuple[dict[tuple[int, str], Standing], list[FinishedGame]]:
+    """Every player's standing per kind, from START_RATING through the finished games in
+    :func:`replay_order`; and the rated games among them, in that order."""
+    standings: dict[tuple[int, str], Standing] = {}
+    rated: list[FinishedGame] = []
+    for game in replay_order(games, changes):
+        outcome = outcome_from_json(game.outcome)
+        if outcome is None:
+            continue
+        ids = rated_players(game.kind, game.options, game.users, outcome)
+        if ids is None:
+            continue
+        rated.append(game)
+        before = [standings.get((u, game.kind), Standing()) for u in ids]
+        after = rate_game(game.kind, game.options, outcome, before)
+        for uid, a in zip(ids, after, strict=True):
+            standings[uid, game.kind] = a
+    return standings, rated
+
+
+def rating_problems(
+    stored: Sequence[RatingRecord],
+    games: Sequence[FinishedGame],
+    changes: Sequence[RatingChangeRecord],
+    names: Mapping[int, str] | None = None,
+) -> RatingAudit:
+    """Compare the stored ratings with their recomputation from the finished games, and
+    each rated game with its recorded changes.
+
+    A rated game with no recorded change is reported when it finished after a game that
+    has one: games finished before the history began have none, and can only come
+    before every game that does."""
+    standings, rated = recompute_ratings(games, changes)
+    names = names or {}
+    problems: list[str] = []
+    recorded: dict[int, set[int]] = {}
+    for c in changes:
+        recorded.setdefault(c.game_id, set()).add(c.user_id)
+    history_began = False
+    for game in sorted(rated, key=_finishing_order):
+        players = {u for u in game.users if u is not None}
+        seen = recorded.get(game.id)
+        if seen is None:
+            if history_began:
+                problems.append(f"game {game.id} ({game.kind}): no rating change recorded")
+            continue
+        history_began = True
+        if seen != players:
+            problems.append(
+                f"game {game.id} ({game.kind}): rating changes recorded for "
+                f"{_who(sorted(seen), names)}, players are {_who(sorted(players), names)}"
+            )
+
+    by_key = {(r.user_id, r.kind): r for r in stored}
+    for key in sorted(set(by_key) | set(standings), key=lambda k: (k[1], k[0])):
+        uid, kind = key
+        # a stored row no game accounts for should still be at the start
+        want = standings.get(key, Standing())
+        row = by_key.get(key)
+        if row is None:
+            problems.append(f"{_who([uid], names)}, {kind}: no rating stored, expected "
+                            f"{_standing(want)}")  # fmt: skip
+        elif not _same(have := Standing.of(row), want):
+            problems.append(
+                f"{_who([uid], names)}, {kind}: stored {_standing(have)}, "
+                f"recomputed {_standing(want)}"
+            )
+    return RatingAudit(len(rated), problems)
+
+
+def _finishing_order(game: FinishedGame) -> tuple[bool, datetime, int]:
+    at = game.finished_at
+    return at is None, at if at is not None else datetime.min.replace(tzinfo=UTC), game.id
+
+
+def _same(a: Standing, b: Standing) -> bool:
+    return (
+        math.isclose(a.rating, b.rating, rel_tol=0.0, abs_tol=RATING_TOLERANCE)
+        and (a.experience, a.wins, a.losses) == (b.experience, b.wins, b.losses)
+    )
+
+
+def _standing(s: Standing) -> str:
+    return f"rating {s.rating:.3f}, experience {s.experience}, {s.wins}-{s.losses}"
+
+
+def _who(ids: Sequence[int], names: Mapping[int, str]) -> str:
+    return ", ".join(f"{names[u]} (user {u})" if u in names else f"user {u}" for u in ids)
+
+
 class Ratings:
-    """The rank listings."""
+    """The rank listings, and the check of every rating against the finished games."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -218,6 +394,23 @@ class Ratings:
             return None
         r, place = found
         return _rank_row(place, r)
+
+
+    async def audit(self) -> RatingAudit:
+        """Every stored rating against its recomputation from the finished games
+        (:func:`rating_problems`), read in one transaction."""
+
+        def read(
+            repo: Repository,
+        ) -> tuple[list[RatingRecord], list[FinishedGame], list[RatingChangeRecord],
+                   dict[int, str]]:  # fmt: skip
+            repo.one_snapshot()  # a game finishing meanwhile is in all four or in none
+            return repo.all_ratings(), repo.finished_games(), repo.rating_changes(), (
+                repo.rated_names()
+            )
+
+        stored, games, changes, names = await self.db.run_read(read)
+        return rating_problems(stored, games, changes, names)
 
 
 def _rank_row(place: int, r: RankedRating) -> RankRow:

@@ -33,9 +33,11 @@ from sqlalchemy import (
     insert,
     or_,
     select,
+    text,
     true,
     update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.dml import Update
 from sqlalchemy.sql.expression import Executable
 
@@ -43,6 +45,7 @@ from door.store.models import (
     BbsIdentityRow,
     GameEventRow,
     GameRow,
+    RatingChangeRow,
     RatingRow,
     SeatRow,
     SignupRow,
@@ -51,10 +54,12 @@ from door.store.models import (
 )
 from door.store.records import (
     EventRecord,
+    FinishedGame,
     GameRecord,
     KeyRecord,
     OverdueGame,
     RankedRating,
+    RatingChangeRecord,
     RatingRecord,
     SeatActivity,
     SeatRecord,
@@ -125,6 +130,25 @@ def _ranked(v: Sequence[Any]) -> RankedRating:
     return RankedRating(v[0], v[1], float(v[2]), v[3], v[4], v[5])
 
 
+def _finished_seat(v: Sequence[Any]) -> tuple[FinishedGame, bool, int | None]:
+    """A row of ``finished_seats``: the game (no users yet), whether a seat came with it,
+    that seat's user."""
+    game = FinishedGame(
+        v[0], v[1], dict(v[2] or {}), None if v[3] is None else dict(v[3]), v[4], ()
+    )
+    return game, v[5] is not None, v[6]
+
+
+def _id_and_name(v: Sequence[Any]) -> tuple[int, str]:
+    return int(v[0]), str(v[1])
+
+
+def _rating_change(v: Sequence[Any]) -> RatingChangeRecord:
+    return RatingChangeRecord(
+        v[0], v[1], v[2], v[3], float(v[4]), float(v[5]), v[6], v[7], v[8], v[9]
+    )
+
+
 def _activity(v: Sequence[Any]) -> SeatActivity:
     return SeatActivity(v[0], v[1], v[2], v[3], v[4], v[5], int(v[6]), int(v[7]))
 
@@ -191,6 +215,20 @@ class Queries:
         self.user_by_id = Query("user_by_id", select(users).where(users.c.id == p("id")), _user)
         self.user_by_key = Query(
             "user_by_key", select(users).where(users.c.name_key == p("key")), _user
+        )
+        # the same, read to be rewritten (Repository.lock_user): PostgreSQL's row lock
+        # holds any other writer of the row off until this transaction ends; NO KEY
+        # UPDATE (the id never changes), so rows referring to the user (seats, ratings,
+        # keys) can still be written meanwhile
+        self.lock_user_by_id = Query(
+            "lock_user_by_id",
+            select(users).where(users.c.id == p("id")).with_for_update(key_share=True),
+            _user,
+        )
+        self.lock_user_by_key = Query(
+            "lock_user_by_key",
+            select(users).where(users.c.name_key == p("key")).with_for_update(key_share=True),
+            _user,
         )
         self.insert_user = Query(
             "insert_user",
@@ -444,13 +482,10 @@ class Queries:
         """Ratings and the rank listings."""
         users, ratings = self.users, self.ratings
         p = bindparam
-        self.ratings_of = Query(
-            "ratings_of",
-            select(ratings).where(
-                and_(ratings.c.kind == p("kind"), ratings.c.user_id.in_(p("ids", expanding=True)))
-            ),
-            _rating,
+        of_users = select(ratings).where(
+            and_(ratings.c.kind == p("kind"), ratings.c.user_id.in_(p("ids", expanding=True)))
         )
+        self.ratings_of = Query("ratings_of", of_users, _rating)
         self.insert_rating = _write(
             "insert_rating",
             _insert(ratings, "user_id", "kind", "rating", "experience", "wins", "losses"),
@@ -461,6 +496,62 @@ class Queries:
                 and_(ratings.c.user_id == p("w_user_id"), ratings.c.kind == p("w_kind"))
             ),
         )
+        # A finished game's players' rows, made to exist without a race (a row another
+        # transaction is inserting makes this one wait for it, then do nothing), then
+        # read under a row lock in user-id order, so two games sharing a player take
+        # turns and two games never deadlock. SQLite has no FOR UPDATE (the compiler
+        # leaves it out): its BEGIN IMMEDIATE already lets one writer in at a time.
+        columns = ("user_id", "kind", "rating", "experience", "wins", "losses")
+        values: dict[Any, Any] = {ratings.c[n]: p(n) for n in columns}
+        self.ensure_rating = {
+            "sqlite": _write(
+                "ensure_rating",
+                sqlite.insert(ratings).values(values).on_conflict_do_nothing(),
+            ),
+            "postgresql": _write(
+                "ensure_rating",
+                postgresql.insert(ratings).values(values).on_conflict_do_nothing(),
+            ),
+        }
+        self.lock_ratings = Query(
+            "lock_ratings",
+            of_users.order_by(ratings.c.user_id).with_for_update(),
+            _rating,
+        )
+        self.rating_changes = changes = _table(RatingChangeRow)
+        self.insert_rating_change = _write(
+            "insert_rating_change",
+            _insert(changes, *(c.key for c in changes.c if c.key != "id")),
+        )
+        # door check: every rating, every change, every finished game's rating inputs,
+        # all seen at one moment (PostgreSQL only: each statement of a READ COMMITTED
+        # transaction sees the latest commits; SQLite's read transaction is one snapshot)
+        self.repeatable_read = _write(
+            "repeatable_read", text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        )
+        self.all_ratings = Query(
+            "all_ratings", select(ratings).order_by(ratings.c.kind, ratings.c.user_id), _rating
+        )
+        self.all_rating_changes = Query(
+            "all_rating_changes", select(changes).order_by(changes.c.id), _rating_change
+        )
+        self.rated_names = Query(
+            "rated_names",
+            select(users.c.id, users.c.name).where(users.c.id.in_(select(ratings.c.user_id))),
+            _id_and_name,
+        )
+        games, seats = self.games, self.seats
+        self.finished_seats = Query(
+            "finished_seats",
+            select(
+                games.c.id, games.c.kind, games.c.options, games.c.outcome,
+                games.c.finished_at, seats.c.seat, seats.c.user_id,
+            )
+            .select_from(games.outerjoin(seats, seats.c.game_id == games.c.id))
+            .where(games.c.status == "finished")
+            .order_by(games.c.finished_at, games.c.id, seats.c.seat),
+            _finished_seat,
+        )  # fmt: skip
         ranked = select(
             ratings.c.user_id,
             users.c.name,

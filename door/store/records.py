@@ -187,3 +187,32 @@ class RankedRating:
     experience: int
     wins: int
     losses: int
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChangeRecord:
+    """A ``rating_changes`` row: one player's rating moved by one finished game."""
+
+    id: int
+    game_id: int
+    user_id: int
+    kind: str
+    rating_before: float
+    rating_after: float
+    experience_after: int
+    wins_after: int
+    losses_after: int
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedGame:
+    """What rated a finished game: its kind, options, outcome and the user in each seat
+    (seat order; None for a seat without one)."""
+
+    id: int
+    kind: str
+    options: JSONObject
+    outcome: JSONObject | None
+    finished_at: datetime | None
+    users: tuple[int | None, ...]

@@ -14,18 +14,21 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TypeVar
 
 from door.store.queries import GAME_COLUMNS, ListWhich, Queries, game_and_seat, seat_record
 from door.store.records import (
     EventRecord,
+    FinishedGame,
     GameRecord,
     JSONObject,
     KeyRecord,
     NewEvent,
     OverdueGame,
     RankedRating,
+    RatingChangeRecord,
     RatingRecord,
     SeatActivity,
     SeatRecord,
@@ -56,6 +59,16 @@ class Repository:
     def user_by_key(self, key: str) -> UserRecord | None:
         """The user whose casefolded name is ``key``."""
         return _first(self._run.rows(self._q.user_by_key, {"key": key}))
+
+    def lock_user(self, user_id: int) -> UserRecord | None:
+        """:meth:`user`, to be rewritten with :meth:`save_user`: the row stays locked
+        until this transaction ends, so no other write to it comes in between (on
+        PostgreSQL; SQLite's write transactions are one at a time already)."""
+        return _first(self._run.rows(self._q.lock_user_by_id, {"id": user_id}))
+
+    def lock_user_by_key(self, key: str) -> UserRecord | None:
+        """:meth:`user_by_key`, locked as :meth:`lock_user` is."""
+        return _first(self._run.rows(self._q.lock_user_by_key, {"key": key}))
 
     def insert_user(
         self,
@@ -102,7 +115,8 @@ class Repository:
 
     def save_user(self, user: UserRecord) -> None:
         """Write the changeable columns of ``user`` (name, password, flags, settings,
-        last login) over its row."""
+        last login) over its row (read it with :meth:`lock_user` in this transaction:
+        every column is written, so a change made since an unlocked read is undone)."""
         self._run.execute(
             self._q.update_user,
             {
@@ -408,6 +422,73 @@ class Repository:
         else:
             values.update(user_id=rating.user_id, kind=rating.kind)
             self._run.execute(self._q.insert_rating, values)
+
+    def lock_ratings(
+        self, kind: str, user_ids: Sequence[int], start: float
+    ) -> dict[int, RatingRecord]:
+        """The players' ratings of ``kind``, locked until this transaction ends (rows
+        that did not exist are made at ``start`` first): read them, then
+        :meth:`update_rating` them, and no other transaction's update comes in between."""
+        ids = sorted(set(user_ids))
+        if not ids:
+            return {}
+        dialect = "sqlite"
+        if isinstance(self._run, CoreRunner):
+            dialect = self._run.conn.dialect.name
+        self._run.execute_many(
+            self._q.ensure_rating[dialect],
+            [{"user_id": u, "kind": kind, "rating": start, "experience": 0, "wins": 0,
+              "losses": 0} for u in ids],
+        )  # fmt: skip
+        params = {"kind": kind, "ids": ids}
+        return {r.user_id: r for r in self._run.rows(self._q.lock_ratings, params)}
+
+    def update_rating(self, rating: RatingRecord) -> None:
+        """Write a rating over its (existing, locked) row."""
+        self.save_rating(rating, exists=True)
+
+    def insert_rating_changes(self, changes: Sequence[RatingChangeRecord]) -> None:
+        """Record rating changes (``id`` is ignored: the database numbers them in the
+        order they are written)."""
+        self._run.execute_many(
+            self._q.insert_rating_change,
+            [{"game_id": c.game_id, "user_id": c.user_id, "kind": c.kind,
+              "rating_before": c.rating_before, "rating_after": c.rating_after,
+              "experience_after": c.experience_after, "wins_after": c.wins_after,
+              "losses_after": c.losses_after, "created_at": c.created_at}
+             for c in changes],
+        )  # fmt: skip
+
+    def one_snapshot(self) -> None:
+        """Let every later read of this transaction see the database as it was at the
+        first: PostgreSQL's REPEATABLE READ, called before any other statement (SQLite's
+        read transactions are one snapshot already)."""
+        if isinstance(self._run, CoreRunner) and self._run.conn.dialect.name == "postgresql":
+            self._run.execute(self._q.repeatable_read, {})
+
+    def all_ratings(self) -> list[RatingRecord]:
+        """Every rating, by kind then user."""
+        return self._run.rows(self._q.all_ratings, {})
+
+    def rated_names(self) -> dict[int, str]:
+        """The name of every user who has a rating."""
+        return dict(self._run.rows(self._q.rated_names, {}))
+
+    def rating_changes(self) -> list[RatingChangeRecord]:
+        """Every recorded rating change, in the order they were written."""
+        return self._run.rows(self._q.all_rating_changes, {})
+
+    def finished_games(self) -> list[FinishedGame]:
+        """Every finished game's rating inputs, in the order they finished (then id)."""
+        games: list[FinishedGame] = []
+        users: list[list[int | None]] = []
+        for game, seated, user in self._run.rows(self._q.finished_seats, {}):
+            if not games or games[-1].id != game.id:
+                games.append(game)
+                users.append([])
+            if seated:
+                users[-1].append(user)
+        return [replace(g, users=tuple(u)) for g, u in zip(games, users, strict=True)]
 
     def rank_page(
         self, kind: str, offset: int, limit: int, min_experience: int

@@ -302,7 +302,9 @@ class GameCore:
         self.append(repo, game.id, game.last_seq + 1, logged, now)
         if outcome is not None:
             users = [s.user_id for s in sorted(loaded.seats, key=lambda s: s.seat)]
-            rating_rules.record_result(repo, game.kind, game.options, users, outcome)
+            rating_rules.record_result(
+                repo, game.id, game.kind, game.options, users, outcome, now
+            )
         # what the next move at this version starts from (confirmed by its own write)
         written = Loaded(new, seats, rules, state, confirmed=False)
         self.cache.keep(written)
