@@ -194,7 +194,10 @@ async def build_services(
         except ImportError:
             log.warning("no bots in this build")
         else:
-            services.bots = BotRunner(services)
+            # [bots] run = false: hints and reviews only, the turns are other processes'
+            services.bots = BotRunner(
+                services, plays=config.bots.run, claim_s=float(config.bots.claim_s)
+            )
     if start_background:
         await bans.start()
         services.start_sweeper()
