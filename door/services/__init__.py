@@ -52,7 +52,9 @@ class Services:
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
     def start_sweeper(self) -> None:
-        """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background."""
+        """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background
+        (every process may: each timeout transaction claims its game first, so processes
+        sharing a database never try the same one; see ``Deadlines``)."""
         self._tasks.append(asyncio.create_task(self._sweep_loop(), name="door-deadline-sweeper"))
 
     async def _sweep_loop(self) -> None:

@@ -29,7 +29,6 @@ counting twice.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import secrets
@@ -84,15 +83,17 @@ class Lease:
         """Stop renewing and give the lease up (if the database cannot be reached, it
         simply expires)."""
         self._renewing.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._renewing
+        await asyncio.wait([self._renewing])  # (a cancel of the caller still reaches it)
         if self.lost:
             return
-        leases = self.leases
-        with contextlib.suppress(DatabaseFailure):
-            await leases.db.transact(
-                lambda repo: repo.release_lease(leases.kind, self.item, leases.owner)
-            )
+        kind, item, owner = self.leases.kind, self.item, self.leases.owner
+        try:
+            await self.leases.db.transact(lambda repo: repo.release_lease(kind, item, owner))
+        except DatabaseFailure as exc:
+            log.warning("could not release the claim on %s %d (it will expire): %s",
+                        kind, item, exc)  # fmt: skip
+        except Exception:  # released from a finally: must not hide what went wrong there
+            log.exception("could not release the claim on %s %d", kind, item)
 
 
 class Leases:

@@ -155,7 +155,7 @@ async def two_bot_processes(db: Database, clock: FakeClock) -> AsyncIterator[lis
 async def test_two_bot_runners_think_about_each_of_30_turns_once(
     two_bot_processes: list[Services], alice: User
 ) -> None:
-    here, there = two_bot_processes
+    here = two_bot_processes[0]
     turns = [await at_bots_turn(here, alice.id) for _ in range(30)]
     brains = [CountingBrains(), CountingBrains()]
     # both start at once, as after a restart of both: each start-up scan finds all 30
