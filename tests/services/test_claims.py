@@ -311,3 +311,66 @@ async def test_a_bot_turn_claimed_by_a_process_killed_with_sigkill_is_taken_over
             doomed.kill()
             doomed.wait()
         await survivor.close()
+
+
+HANGING_SWEEPER = textwrap.dedent(
+    """
+    import asyncio, sys, time
+    from datetime import timedelta
+    from door.services.clock import FakeClock
+    from door.services.games import GameService
+    from door.services.notify import LocalHub
+    from door.store.db import Database
+    from tests.services.nim import NimRules
+
+    class Hanging(NimRules):
+        def on_timeout(self, state):
+            print("claimed", flush=True)
+            time.sleep(3600)  # stuck inside its timeout transaction: the game stays locked
+
+    async def main(url: str) -> None:
+        clock = FakeClock()
+        clock.advance(timedelta(hours=2))
+        db = Database(url)
+        games = GameService(db, {"nim": Hanging()}, LocalHub(), clock,
+                            bot_levels={"nim": ("nim-bot",)})
+        await games.sweep_deadlines()
+
+    asyncio.run(main(sys.argv[1]))
+    """
+)
+
+
+async def test_a_game_claimed_by_a_sweeper_killed_with_sigkill_is_timed_out_by_the_next(
+    db: Database, games: GameService, clock: FakeClock, alice: User, bob: User
+) -> None:
+    if db.is_sqlite:
+        pytest.skip("SQLite: a hung writer holds the whole database, not one game")
+    ids = await overdue_games(games, [alice, bob], 3)
+    clock.advance(timedelta(hours=2))
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    hung = subprocess.Popen(
+        [sys.executable, "-c", HANGING_SWEEPER, db.url], env=env, stdout=subprocess.PIPE
+    )
+    try:
+        assert hung.stdout is not None
+        said = await asyncio.wait_for(asyncio.to_thread(hung.stdout.readline), 60)
+        assert said == b"claimed\n"
+        # the other games are this sweeper's; the claimed one is skipped, not waited for
+        assert await asyncio.wait_for(games.sweep_deadlines(), 10) == 2
+        assert games.deadlines.attempts == 2
+        hung.send_signal(signal.SIGKILL)
+        hung.wait()
+        # PostgreSQL rolls the dead process's transaction back and frees the game
+        killed = time.monotonic()
+        while await games.sweep_deadlines() == 0:
+            assert time.monotonic() - killed < 10, "the dead sweeper's game stayed locked"
+            await asyncio.sleep(0.05)
+    finally:
+        if hung.poll() is None:
+            hung.kill()
+            hung.wait()
+    assert games.deadlines.attempts == 3
+    for game_id in ids:
+        log = await games.events(game_id)
+        assert len([e for e in log if e.payload.get("action") == "timeout"]) == 1
