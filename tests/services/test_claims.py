@@ -303,6 +303,7 @@ async def test_a_bot_turn_claimed_by_a_process_killed_with_sigkill_is_taken_over
             r.getMessage().startswith(f"took over bot-turn {turn.info.id} from doomed")
             for r in caplog.records
         )
+        await runner.idle()
         assert await lease_holder(db, turn.info.id) is None  # released after the move
         log = await survivor.games.events(turn.info.id, turn.info.last_seq)
         assert len([e for e in log if e.kind == "move"]) == 1
