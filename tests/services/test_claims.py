@@ -125,6 +125,42 @@ async def test_a_sweep_after_the_other_process_swept_attempts_nothing(
         await other_db.dispose()
 
 
+async def test_of_many_processes_asking_for_one_lease_at_once_exactly_one_gets_it(
+    db: Database,
+) -> None:
+    dbs = [Database(db.url) for _ in range(4)]
+    try:
+        askers = [Leases(d, "bot-turn", owner=f"p{i}-{j}") for i, d in enumerate(dbs)
+                  for j in range(5)]  # fmt: skip
+        got = await asyncio.gather(*(a.take(42) for a in askers))
+        winners = [a.owner for a, lease in zip(askers, got, strict=True) if lease is not None]
+        assert len(winners) == 1
+        assert await lease_holder(db, 42) == winners[0]
+        for lease in got:
+            if lease is not None:
+                await lease.release()
+        assert await lease_holder(db, 42) is None
+    finally:
+        for d in dbs:
+            await d.dispose()
+
+
+async def test_a_held_lease_outlives_its_length_by_renewal_and_is_free_once_released(
+    db: Database,
+) -> None:
+    first, second = Leases(db, "bot-turn", ttl_s=0.3), Leases(db, "bot-turn", ttl_s=0.3)
+    held = await first.take(7)
+    assert held is not None
+    assert await second.take(7) is None
+    await asyncio.sleep(0.6)  # twice its length: renewed every 0.1 s meanwhile
+    assert await second.take(7) is None
+    assert await second.expired() == []
+    await held.release()
+    taken = await second.take(7)
+    assert taken is not None and not held.lost
+    await taken.release()
+
+
 async def at_bots_turn(services: Services, uid: int) -> GameSnapshot:
     """A Spectrangle game between ``uid`` and a bot, brought to the bot's turn."""
     rules = SpectrangleRules()
