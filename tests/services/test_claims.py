@@ -223,15 +223,24 @@ async def test_two_bot_runners_think_about_each_of_30_turns_once(
 async def test_a_runner_that_does_not_play_leaves_bot_turns_and_the_engine_alone(
     services_run_false: Services, alice_on_it: int
 ) -> None:
-    snap = await at_bots_turn(services_run_false, alice_on_it)
+    games = services_run_false.games
+    spectrangle = await at_bots_turn(services_run_false, alice_on_it)
+    # a backgammon bot sitting down makes a playing runner load the engine (~110 MB)
+    backgammon = await games.begin(
+        alice_on_it, "backgammon", {"match_length": 1}, [ME, SeatSpec("bot", "bg-expert")]
+    )
     await asyncio.sleep(0.5)
-    after = await services_run_false.games.get(snap.info.id)
-    assert after.info.version == snap.info.version
+    after = await games.get(spectrangle.info.id)
+    assert after.info.version == spectrangle.info.version
     bots = services_run_false.bots
     assert isinstance(bots, BotRunner)
     assert not bots.brains.loaded
-    # hints still work (Spectrangle's need no engine; backgammon's load it on first use)
+    # hints still work; backgammon's load the engine on first use
     assert await bots.hint("spectrangle", after.state, 2)
+    assert not bots.brains.loaded
+    state = (await games.get(backgammon.id)).state
+    assert await bots.hint("backgammon", state, 1)
+    assert bots.brains.loaded
 
 
 @pytest.fixture
