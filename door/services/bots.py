@@ -401,10 +401,8 @@ class BotRunner:
             page, total = await games.list_games("active", None, offset=offset, limit=100)
             for info in page:
                 if _bot_to_act(info) is not None:
-                    if info.kind == "backgammon":
-                        # Only a bot that must think now: a process whose caller never
-                        # meets a bot leaves the networks unloaded.
-                        self._warm_up_soon()
+                    # (no warm-up here: the turn may be another process's; _play_claimed
+                    # loads the networks once this process has the turn)
                     self._wake(info.id)
                     found += 1
             offset += len(page)
@@ -515,6 +513,10 @@ class BotRunner:
             seat = _bot_to_act(info)
             if seat is None:
                 return
+            if info.kind == "backgammon":
+                # this process plays the turn: load every level's networks in a thread
+                # (the think below builds its own level's engine if it comes first)
+                self._warm_up_soon()
             if self.think_delay:
                 await asyncio.sleep(self.think_delay)
             level = seat.name or ""

@@ -26,7 +26,6 @@ import pytest
 from sqlalchemy import text
 
 from door.games.registry import build_registry
-from door.games.spectrangle.rules import SpectrangleRules
 from door.services import Services
 from door.services.accounts import Accounts, User
 from door.services.bots import BotBrains, BotRunner
@@ -161,10 +160,13 @@ async def test_a_held_lease_outlives_its_length_by_renewal_and_is_free_once_rele
     await taken.release()
 
 
-async def at_bots_turn(services: Services, uid: int) -> GameSnapshot:
-    """A Spectrangle game between ``uid`` and a bot, brought to the bot's turn."""
-    rules = SpectrangleRules()
-    info = await services.games.begin(uid, "spectrangle", {}, [ME, GREEDY])
+async def at_bots_turn(
+    services: Services, uid: int, kind: str = "spectrangle", bot: SeatSpec = GREEDY
+) -> GameSnapshot:
+    """A game between ``uid`` and a bot, brought to the bot's turn."""
+    rules: Any = services.games.registry[kind]
+    options = {"match_length": 1} if kind == "backgammon" else {}
+    info = await services.games.begin(uid, kind, options, [ME, bot])
     snap = await services.games.get(info.id)
     while snap.info.is_waiting_on(uid):
         move = rules.format_move(snap.state, rules.legal_moves(snap.state)[0])
@@ -218,6 +220,32 @@ async def test_two_bot_runners_think_about_each_of_30_turns_once(
     # the two really met over the same turns (and the loser of each left it alone)
     refused = [r.leases.refused for r in runners if r.leases is not None]
     assert sum(refused) > 0
+
+
+async def test_a_backgammon_turn_another_process_plays_does_not_load_the_engine_here(
+    two_bot_processes: list[Services], alice: User
+) -> None:
+    here, there = two_bot_processes
+    turn = await at_bots_turn(here, alice.id, "backgammon", SeatSpec("bot", "bg-expert"))
+    holder = BotRunner(here, brains=CountingBrains(), think_delay=30, rescan_interval=0)
+    here.bots = holder
+    holder.start()
+
+    async def held() -> bool:
+        return await lease_holder(here.db, turn.info.id) is not None
+
+    await wait_until(held, timeout=10)
+    other = BotRunner(there, brains=CountingBrains(), rescan_interval=0)
+    there.bots = other
+    other.start()
+    await other.ready()
+    await wait_until(lambda: _refused(other), timeout=10)
+    await asyncio.sleep(0.3)
+    assert not other.brains.loaded
+
+
+async def _refused(runner: BotRunner) -> bool:
+    return runner.leases is not None and runner.leases.refused > 0
 
 
 async def test_a_runner_that_does_not_play_leaves_bot_turns_and_the_engine_alone(
