@@ -172,6 +172,20 @@ class GamesConfig:
 
 
 @dataclass(frozen=True)
+class BotsConfig:
+    """Which processes play the computer players' turns. ``run``: whether this process
+    does (several processes on one database share the turns, each played by exactly one;
+    with ``run = false`` a process never plays one and never loads the engine for them,
+    while its players' hints and game reviews still work, loading the engine on first
+    use). ``claim_s``: how long a process's claim on a turn lasts unrenewed, so how soon
+    another process takes the turn over after a crash (about ``claim_s`` to 1.5 x that).
+    ``[games] bots = false`` turns computer players off altogether."""
+
+    run: bool = True
+    claim_s: int = _ranged(30, 2, 3600)
+
+
+@dataclass(frozen=True)
 class BansConfig:
     """Bans: how often a server on SQLite looks for bans made by another process (``door
     user ban``) among the users online, in seconds (PostgreSQL servers are told at once)."""
@@ -206,6 +220,7 @@ class Config:
     rlogin: RloginConfig = field(default_factory=RloginConfig)
     door: DoorModeConfig = field(default_factory=DoorModeConfig)
     games: GamesConfig = field(default_factory=GamesConfig)
+    bots: BotsConfig = field(default_factory=BotsConfig)
     bans: BansConfig = field(default_factory=BansConfig)
     accounts: AccountsConfig = field(default_factory=AccountsConfig)
 
@@ -288,6 +303,20 @@ def check_ssh_version(version: str) -> None:
         )
 
 
+def check_bots(raw: dict[str, Any]) -> None:
+    """``[bots] run = true`` written out beside ``[games] bots = false`` asks for bots to
+    play where there are none: say so rather than pick one."""
+    games, bots = raw.get("games"), raw.get("bots")
+    if (
+        isinstance(games, dict) and games.get("bots") is False
+        and isinstance(bots, dict) and bots.get("run") is True
+    ):  # fmt: skip
+        raise ConfigError(
+            "[bots] run = true, but [games] bots = false turns computer players off: "
+            "remove one (to keep the bots but not in this process, write [bots] run = false)"
+        )
+
+
 def load_config(path: str | Path | None = None, data_dir: str | Path | None = None) -> Config:
     """Read ``path`` (or nothing) and apply a ``--data-dir`` override.
 
@@ -311,6 +340,7 @@ def load_config(path: str | Path | None = None, data_dir: str | Path | None = No
         kwargs[name] = _section(hints[name], raw.get(name), name)
     config = Config(**kwargs)
     check_ssh_version(config.server.ssh_version)
+    check_bots(raw)
     if "data_dir" in raw:
         config = replace(config, data_dir=Path(str(raw["data_dir"])))
     if data_dir is not None:

@@ -97,3 +97,15 @@ def test_an_ssh_version_ssh_would_not_accept_is_refused(tmp_path: Path, version:
     path.write_text(f"[server]\nssh_version = {version}\n")
     with pytest.raises(ConfigError, match="ssh_version"):
         load_config(path)
+
+
+def test_bots_run_in_every_process_unless_told_not_to(tmp_path: Path) -> None:
+    assert load_config().bots.run is True
+    path = config_file(tmp_path, "[bots]\nrun = false\nclaim_s = 10\n")
+    assert (load_config(path).bots.run, load_config(path).bots.claim_s) == (False, 10)
+
+
+def test_running_bots_that_are_turned_off_is_refused(tmp_path: Path) -> None:
+    bad = config_file(tmp_path, "[games]\nbots = false\n\n[bots]\nrun = true\n")
+    with pytest.raises(ConfigError, match=r"\[bots\] run = true, but \[games\] bots = false"):
+        load_config(bad)

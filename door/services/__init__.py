@@ -58,7 +58,9 @@ class Services:
         self.outage = DatabaseOutage(self.db.health)
 
     def start_sweeper(self) -> None:
-        """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background."""
+        """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background
+        (every process may: each timeout transaction claims its game first, so processes
+        sharing a database never try the same one; see ``Deadlines``)."""
         self._tasks.append(asyncio.create_task(self._sweep_loop(), name="door-deadline-sweeper"))
 
     async def _sweep_loop(self) -> None:
@@ -201,7 +203,10 @@ async def build_services(
         except ImportError:
             log.warning("no bots in this build")
         else:
-            services.bots = BotRunner(services)
+            # [bots] run = false: hints and reviews only, the turns are other processes'
+            services.bots = BotRunner(
+                services, plays=config.bots.run, claim_s=float(config.bots.claim_s)
+            )
     if start_background:
         await bans.start()
         services.start_sweeper()

@@ -13,6 +13,16 @@ and the pure-Python levels take milliseconds) and submit it with the version the
 game that changed meanwhile is simply looked at again. At start the runner also scans the
 running games for bot turns left over from before a restart.
 
+Exactly one process plays each turn: several ``door serve`` processes on one PostgreSQL
+database (or ``door local`` callers on one SQLite file) each run a runner, and before a
+runner reads the game to play it takes the game's lease (:mod:`door.services.claims`,
+kind ``bot-turn``), renews it while the bot thinks and releases it after the move. A
+runner that finds the lease held leaves the game alone; if the holder dies, its lease
+expires (``claim_s``, 30 s by default) and a runner that looks for expired leases every
+``claim_s / 2`` seconds takes the turn over. With ``plays=False`` (``[bots] run =
+false``) a runner plays no turns and never loads the engines for them: it answers hints
+and reviews only (those load the engine lazily, on first use, as they always have).
+
 When the database cannot save a bot's move (the disk full, the server gone: a
 :class:`~door.store.db.DatabaseFailure` after the database's own retries), the game is
 *stalled*, not dropped: it is tried again after a back-off (``stall_backoff``: 0.25 s
@@ -43,6 +53,7 @@ from typing import Any
 from door.games.base import Refusal
 from door.games.spectrangle import bot as spectrangle_bot
 from door.services import bgengine
+from door.services.claims import DEFAULT_LEASE_S, Lease, Leases
 from door.services.games import (
     BannedError,
     GameClosedError,
@@ -222,6 +233,10 @@ class BotRunner:
     The backgammon engines (with bgsage, ~110 MB of networks) are not loaded at start:
     they are warmed up in a worker thread when a backgammon bot sits down in a game or
     must move in one, or built on first use by a hint or a review.
+
+    ``plays``: whether this runner plays bot turns at all (False: hints and reviews only).
+    ``claim_s``: the length of a turn's lease; ``leases`` may be given instead (tests
+    name the owner). See the module docstring.
     """
 
     def __init__(
@@ -235,8 +250,16 @@ class BotRunner:
         bgsage_threads: int = 0,
         brains: BotBrains | None = None,
         stall_backoff: Backoff | None = None,
+        plays: bool = True,
+        claim_s: float = DEFAULT_LEASE_S,
+        leases: Leases | None = None,
     ) -> None:
         self.services = services
+        self.plays = plays
+        self.claim_s = leases.ttl_s if leases is not None else claim_s
+        self.leases = leases
+        """The turns' leases (made at :meth:`start` from ``services.db`` unless given)."""
+        self._started = False
         self.stall_backoff = (
             stall_backoff if stall_backoff is not None else Backoff(first_s=0.25, max_s=5.0)
         )
@@ -267,11 +290,19 @@ class BotRunner:
     # --- life cycle ----------------------------------------------------------------------
 
     def start(self) -> None:
-        """Hook into the game service and start the workers (needs a running loop)."""
-        if self._tasks:
+        """Hook into the game service and start the workers (needs a running loop); a
+        runner that does not play only gets ready (for hints and reviews)."""
+        if self._started:
             return
-        self._queue = asyncio.Queue()
+        self._started = True
         self._ready = asyncio.Event()
+        if not self.plays:
+            log.info("bots: this process plays no bot turns ([bots] run = false)")
+            self._ready.set()
+            return
+        if self.leases is None:
+            self.leases = Leases(self.services.db, "bot-turn", ttl_s=self.claim_s)
+        self._queue = asyncio.Queue()
         self.services.games.on_after_commit = self.on_after_commit
         health = getattr(getattr(self.services, "db", None), "health", None)
         if health is not None:
@@ -279,6 +310,7 @@ class BotRunner:
         self._tasks.append(asyncio.create_task(self._start_up(), name="door-bots-start"))
         for i in range(self.workers):
             self._tasks.append(asyncio.create_task(self._work(), name=f"door-bot-{i}"))
+        self._tasks.append(asyncio.create_task(self._watch_claims(), name="door-bots-claims"))
 
     async def ready(self) -> None:
         """Wait until the bot accounts exist and the start-up scan has queued old turns."""
@@ -308,6 +340,7 @@ class BotRunner:
         self._tasks.clear()
         self._warming = None
         self._preparing_hints = None
+        self._started = False
 
     async def idle(self, timeout: float = 30.0) -> None:
         """Wait until no bot has a move queued or in hand (for tests and the benchmark)."""
@@ -345,6 +378,20 @@ class BotRunner:
             except Exception:
                 log.exception("bot rescan failed")
 
+    async def _watch_claims(self) -> None:
+        """Every half lease, wake the games whose turn's lease expired unreleased: their
+        holder died (or stalled), so this runner takes the turn over."""
+        assert self.leases is not None
+        while True:
+            await asyncio.sleep(self.claim_s / 2)
+            try:
+                for game_id in await self.leases.expired():
+                    self._wake(game_id)
+            except DatabaseFailure as exc:
+                log.warning("bots: could not look for abandoned turns: %s", exc)
+            except Exception:
+                log.exception("bots: looking for abandoned turns failed")
+
     async def scan(self) -> int:
         """Queue every running game where a bot is to act; returns how many."""
         games = self.services.games
@@ -354,10 +401,8 @@ class BotRunner:
             page, total = await games.list_games("active", None, offset=offset, limit=100)
             for info in page:
                 if _bot_to_act(info) is not None:
-                    if info.kind == "backgammon":
-                        # Only a bot that must think now: a process whose caller never
-                        # meets a bot leaves the networks unloaded.
-                        self._warm_up_soon()
+                    # (no warm-up here: the turn may be another process's; _play_claimed
+                    # loads the networks once this process has the turn)
                     self._wake(info.id)
                     found += 1
             offset += len(page)
@@ -448,7 +493,18 @@ class BotRunner:
 
     async def _play(self, game_id: int) -> None:
         """Make every move the bots owe in this game now (a bot may act several times
-        running: roll then play, or a Spectrangle table of bots)."""
+        running: roll then play, or a Spectrangle table of bots), under the game's lease;
+        nothing if another process holds it."""
+        assert self.leases is not None
+        lease = await self.leases.take(game_id)
+        if lease is None:
+            return  # another process is playing it (if it dies, _watch_claims wakes it)
+        try:
+            await self._play_claimed(game_id, lease)
+        finally:
+            await lease.release()
+
+    async def _play_claimed(self, game_id: int, lease: Lease) -> None:
         games = self.services.games
         stale = 0
         for _ in range(_MAX_ACTIONS_PER_WAKE):
@@ -457,12 +513,18 @@ class BotRunner:
             seat = _bot_to_act(info)
             if seat is None:
                 return
+            if info.kind == "backgammon":
+                # this process plays the turn: load every level's networks in a thread
+                # (the think below builds its own level's engine if it comes first)
+                self._warm_up_soon()
             if self.think_delay:
                 await asyncio.sleep(self.think_delay)
             level = seat.name or ""
             assert seat.user_id is not None
             try:
                 move = await asyncio.to_thread(self.brains.choose, info.kind, level, snap.state)
+                if lease.lost:
+                    return  # another process took the turn over while this one thought
                 await games.submit(game_id, seat.user_id, move, info.version)
             except StaleVersionError:
                 stale += 1

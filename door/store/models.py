@@ -254,3 +254,18 @@ class RatingChangeRow(Base):
     wins_after: Mapped[int] = mapped_column(Integer)
     losses_after: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class ClaimRow(Base):
+    """A lease on a piece of work that one process must do at a time (a bot's turn in a
+    game: ``kind`` ``bot-turn``, ``item`` the game's id): the process ``owner`` holds it
+    until ``expires_at`` unless it renews it. Times are seconds since the epoch on the
+    *database's* clock, so the processes' own clocks need not agree. See
+    ``door/services/claims.py``."""
+
+    __tablename__ = "claims"
+
+    kind: Mapped[str] = mapped_column(String(32), primary_key=True)
+    item: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    owner: Mapped[str] = mapped_column(String(100))
+    expires_at: Mapped[float] = mapped_column(Float)

@@ -21,14 +21,17 @@ from typing import Any, Literal
 from sqlalchemy import (
     BigInteger,
     ColumnElement,
+    Float,
     Insert,
     Select,
     Table,
     and_,
     bindparam,
     case,
+    cast,
     delete,
     exists,
+    extract,
     func,
     insert,
     or_,
@@ -43,6 +46,7 @@ from sqlalchemy.sql.expression import Executable
 
 from door.store.models import (
     BbsIdentityRow,
+    ClaimRow,
     GameEventRow,
     GameRow,
     RatingChangeRow,
@@ -207,6 +211,7 @@ class Queries:
         self._game_writes()
         self._log_and_lists()
         self._ratings()
+        self._claims()
 
     def _users_and_keys(self) -> None:
         """Accounts, SSH keys, BBS identities."""
@@ -742,3 +747,97 @@ class Queries:
         )
         return count, page
 
+    def _claims(self) -> None:
+        """Claims on work one process must do at a time (see the section's comment)."""
+        games = self.games
+        p = bindparam
+        # the next overdue game nobody else is timing out, locked until this transaction
+        # ends (SQLite renders no FOR UPDATE: its write transactions are one at a time anyway)
+        self.claim_overdue_game = Query(
+            "claim_overdue_game",
+            select(games.c.id, games.c.version)
+            .where(
+                and_(
+                    games.c.status == "active",
+                    games.c.deadline <= p("now"),
+                    games.c.id.not_in(p("skip", expanding=True)),
+                )
+            )
+            .order_by(games.c.deadline, games.c.id)
+            .limit(1)
+            .with_for_update(skip_locked=True),
+            _overdue,
+        )
+        claims = _table(ClaimRow)
+        self.claims = claims
+        self.leases_pg = LeaseQueries(
+            claims, cast(extract("epoch", func.clock_timestamp()), Float), postgresql.insert
+        )
+        # julianday('now') counts days (to the millisecond) since noon, 24 November 4714 BC
+        self.leases_sqlite = LeaseQueries(
+            claims, (func.julianday("now") - 2440587.5) * 86400.0, sqlite.insert
+        )
+
+
+
+# --- claims -------------------------------------------------------------------------------
+# Work that exactly one process may do (issue 15): the deadline sweep claims each overdue
+# game with a row lock inside its own timeout transaction; a bot's turn, thought about
+# outside any transaction, is claimed with a lease row in ``claims`` (models.ClaimRow).
+
+
+class LeaseQueries:
+    """The lease statements for one backend: the same SQL but for the database's clock and
+    the dialect's ``INSERT … ON CONFLICT`` (PostgreSQL and SQLite 3.35+ both have it)."""
+
+    def __init__(self, claims: Table, now: ColumnElement[float], upsert: Any) -> None:
+        p = bindparam
+        c = claims.c
+        expires = now + p("ttl", type_=Float)
+        self.clock = Query("db_clock", select(now), _one_float)
+        taking = upsert(claims).values(
+            kind=p("kind"), item=p("item"), owner=p("owner"), expires_at=expires
+        )
+        # one atomic statement: a new lease, or the old one taken over once it expired
+        # (or renewed by its own holder); no row back means someone else holds it
+        self.take = Query(
+            "take_lease",
+            taking.on_conflict_do_update(
+                index_elements=[c.kind, c.item],
+                set_={"owner": taking.excluded.owner, "expires_at": taking.excluded.expires_at},
+                where=or_(c.expires_at < now, c.owner == taking.excluded.owner),
+            ).returning(c.owner),
+            _row,
+        )
+        self.holder = Query(
+            "lease_holder",
+            select(c.owner, c.expires_at - now).where(
+                and_(c.kind == p("kind"), c.item == p("item"))
+            ),
+            _holder,
+        )
+        self.renew = _write(
+            "renew_lease",
+            update(claims)
+            .where(and_(c.kind == p("w_kind"), c.item == p("w_item"), c.owner == p("w_owner")))
+            .values(expires_at=expires),
+        )
+        self.release = _write(
+            "release_lease",
+            delete(claims).where(
+                and_(c.kind == p("kind"), c.item == p("item"), c.owner == p("owner"))
+            ),
+        )
+        self.expired = Query(
+            "expired_leases",
+            select(c.item).where(and_(c.kind == p("kind"), c.expires_at < now)).order_by(c.item),
+            _one_int,
+        )
+
+
+def _one_float(v: Sequence[Any]) -> float:
+    return float(v[0])
+
+
+def _holder(v: Sequence[Any]) -> tuple[str, float]:
+    return str(v[0]), float(v[1])

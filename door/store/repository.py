@@ -14,11 +14,18 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TypeVar
 
-from door.store.queries import GAME_COLUMNS, ListWhich, Queries, game_and_seat, seat_record
+from door.store.queries import (
+    GAME_COLUMNS,
+    LeaseQueries,
+    ListWhich,
+    Queries,
+    game_and_seat,
+    seat_record,
+)
 from door.store.records import (
     EventRecord,
     FinishedGame,
@@ -510,6 +517,66 @@ class Repository:
              "experience": found.experience, "user_id": user_id},
         )[0]  # fmt: skip
         return found, ahead + 1
+
+    # --- claims ---------------------------------------------------------------------------
+    # Work exactly one process may do (issue 15): see door/services/claims.py and
+    # door/services/games/deadlines.py.
+
+    def claim_overdue_game(self, now: datetime, skip: Sequence[int] = ()) -> OverdueGame | None:
+        """The most overdue running game (deadline at or before ``now``, not in ``skip``)
+        that no other transaction holds, locked until this transaction ends: concurrent
+        sweepers each get a different game, and a game whose timeout has committed is no
+        longer overdue. PostgreSQL: ``FOR UPDATE SKIP LOCKED``; SQLite: write
+        transactions are one at a time, so the statement's own WHERE is the claim."""
+        found = self._run.rows(self._q.claim_overdue_game, {"now": now, "skip": list(skip)})
+        return _first(found)
+
+    def take_lease(self, kind: str, item: int, owner: str, ttl_s: float) -> LeaseTaken:
+        """Take the lease on ``(kind, item)`` for ``owner`` for ``ttl_s`` seconds: a new
+        one, one whose holder let it expire, or ``owner``'s own (renewed). One atomic
+        statement decides (``INSERT … ON CONFLICT DO UPDATE … WHERE`` expired)."""
+        leases = self._leases()
+        key = {"kind": kind, "item": item}
+        before = _first(self._run.rows(leases.holder, key))
+        taken = self._run.rows(leases.take, {**key, "owner": owner, "ttl": ttl_s})
+        if taken:
+            return LeaseTaken(True, before)
+        # someone else's, unexpired: how long it has left as the database sees it now
+        return LeaseTaken(False, _first(self._run.rows(leases.holder, key)))
+
+    def renew_lease(self, kind: str, item: int, owner: str, ttl_s: float) -> bool:
+        """Push ``owner``'s lease ``ttl_s`` seconds on; False if ``owner`` no longer holds
+        it (it expired and another process took it)."""
+        params = {"w_kind": kind, "w_item": item, "w_owner": owner, "ttl": ttl_s}
+        return self._run.execute(self._leases().renew, params) == 1
+
+    def release_lease(self, kind: str, item: int, owner: str) -> None:
+        """Give ``owner``'s lease up (nothing happens if another holds it now)."""
+        params = {"kind": kind, "item": item, "owner": owner}
+        self._run.execute(self._leases().release, params)
+
+    def expired_leases(self, kind: str) -> list[int]:
+        """The items of ``kind`` whose lease has expired: work whose holder died."""
+        return self._run.rows(self._leases().expired, {"kind": kind})
+
+    def database_clock(self) -> float:
+        """The database's clock, in seconds since the epoch (what leases are timed by)."""
+        return self._run.rows(self._leases().clock, {})[0]
+
+    def _leases(self) -> LeaseQueries:
+        if isinstance(self._run, CoreRunner) and self._run.conn.dialect.name == "postgresql":
+            return self._q.leases_pg
+        return self._q.leases_sqlite
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseTaken:
+    """What :meth:`Repository.take_lease` found: whether the lease is now the caller's,
+    and the lease as it stood (``(holder, seconds left)``, negative once expired; None
+    for none): before the take when taken, else the holder's."""
+
+    taken: bool
+    holder: tuple[str, float] | None
 
 
 def _first(rows: list[T]) -> T | None:

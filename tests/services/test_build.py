@@ -103,3 +103,17 @@ async def test_a_game_begun_without_a_deadline_gets_the_configured_default(
         assert chosen.deadline_hours == 24
     finally:
         await services.close()
+
+
+async def test_a_process_configured_not_to_run_bots_has_them_for_hints_only(
+    tmp_path: Path,
+) -> None:
+    config = config_in(tmp_path, bots=True)
+    config = dataclasses.replace(config, bots=dataclasses.replace(config.bots, run=False))
+    services = await build_services(config)
+    try:
+        assert services.bots is not None
+        assert services.bots.plays is False
+        assert services.games.on_after_commit is None  # it is told of no turn to play
+    finally:
+        await services.close()

@@ -20,52 +20,72 @@ TIMEOUTS_TO_FORFEIT = 3
 
 
 class Deadlines:
-    """Sweep overdue games: a timeout each, a forfeit at the third."""
+    """Sweep overdue games: a timeout each, a forfeit at the third.
+
+    Each timeout is one transaction that first *claims* its game
+    (:meth:`~door.store.repository.Repository.claim_overdue_game`: the most overdue game
+    no other transaction holds, row-locked until the commit), so sweepers of several
+    processes on one database (or several runs at once in one) each take different
+    games and never try the same one; a game whose timeout has committed is no longer
+    overdue. A sweeper killed mid-transaction holds nothing: its transaction rolls back
+    and the game is the next sweep's. :attr:`attempts` counts the transactions that
+    claimed a game and ran its timeout rule.
+    """
 
     def __init__(self, core: GameCore, notices: GameNotices) -> None:
         self.core = core
         self.notices = notices
+        self.attempts = 0
+        """Timeout transactions that claimed a game (retries of one included)."""
 
-    async def sweep_deadlines(self) -> int:
-        """Apply the timeout rule to every running game whose deadline has passed.
+    async def sweep_deadlines(self, limit: int = 10_000) -> int:
+        """Apply the timeout rule to every running game whose deadline has passed (at most
+        ``limit`` of them; the next sweep does the rest).
 
-        Each timeout is one system event; a concurrent sweeper (or a move landing at the
-        same moment) makes this one skip that game, so it is applied exactly once.
-        Returns how many timeouts were applied.
+        A move landing at the same moment makes this one skip that game, so each timeout
+        is applied exactly once. Returns how many timeouts were applied.
         """
-        core = self.core
-        now = core.clock.now()
-        overdue = await core.db.run_read(lambda repo: repo.overdue_games(now))
+        now = self.core.clock.now()
         applied = 0
-        for item in overdue:
-            change = Change(item.id, moved=True)
+        skip: list[int] = []  # games whose timeout failed: not again in this sweep
+        for _ in range(limit):
+            change = Change(0, moved=True)
             try:
-                snapshot = await core.act(change, self._timeout(item.id, item.version, now, change))
+                done = await self.core.act(change, self._timeout(now, skip, change))
             except StaleVersionError:
-                continue
+                continue  # a move committed first: the game is no longer overdue
             except DatabaseFailure:
                 raise  # nothing can be saved now: the sweeper tries again soon
             except Exception:
                 # One game the rules cannot time out must not stop the sweep of the rest.
-                log.exception("game %d: could not apply its timeout", item.id)
+                log.exception("game %d: could not apply its timeout", change.game_id)
+                skip.append(change.game_id)
                 continue
-            if snapshot is not None:
-                applied += 1
-                self.notices.after_commit(snapshot, change)
+            if done is None:
+                return applied  # no overdue game left that nobody else holds
+            game_id, snapshot = done
+            if snapshot is None:
+                skip.append(game_id)
+                continue
+            applied += 1
+            self.notices.after_commit(snapshot, change)
         return applied
 
     def _timeout(
-        self, game_id: int, version: int, now: datetime, change: Change
-    ) -> Callable[[Repository], GameSnapshot | None]:
+        self, now: datetime, skip: list[int], change: Change
+    ) -> Callable[[Repository], tuple[int, GameSnapshot | None] | None]:
         core = self.core
 
-        def action(repo: Repository) -> GameSnapshot | None:
+        def action(repo: Repository) -> tuple[int, GameSnapshot | None] | None:
+            claimed = repo.claim_overdue_game(now, skip)
+            if claimed is None:
+                return None
+            self.attempts += 1
+            game_id = change.game_id = claimed.id
             loaded = core.load(repo, game_id)
             game = loaded.game
-            if game.status != "active" or game.version != version or game.deadline is None:
-                return None
-            if game.deadline > now or game.to_act is None:
-                return None
+            if game.status != "active" or game.deadline is None or game.to_act is None:
+                return game_id, None
             seat = loaded.seat(game.to_act)
             timeouts = seat.timeouts + 1
             payload: JSONObject
@@ -78,6 +98,6 @@ class Deadlines:
             event = NewEvent(seat.seat, "system", payload)
             loaded = core.commit(repo, loaded, state, [event], now, change)
             repo.save_seat(replace(seat, timeouts=timeouts))
-            return core.read_snapshot(repo, game_id, None)
+            return game_id, core.read_snapshot(repo, game_id, None)
 
         return action
