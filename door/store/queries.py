@@ -199,8 +199,7 @@ class Queries:
                     "skeleton_cased", "is_pending").returning(users.c.id),
             _one_int,
         )  # fmt: skip
-        # the bans: which of these (online) users are banned; is this one banned; a ban
-        # announced to the other processes (PostgreSQL: NOTIFY, delivered at commit)
+        # the bans: which of these (online) users are banned; is this one banned
         self.banned_among = Query(
             "banned_among",
             select(users.c.id).where(
@@ -210,9 +209,6 @@ class Queries:
         )
         self.user_is_banned = Query(
             "user_is_banned", select(users.c.is_banned).where(users.c.id == p("id")), _one_bool
-        )
-        self.pg_notify = Query(
-            "pg_notify", select(func.pg_notify(p("channel"), p("payload"))), _row
         )
         self.update_user = _write(
             "update_user",

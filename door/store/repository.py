@@ -32,7 +32,7 @@ from door.store.records import (
     SignupCounts,
     UserRecord,
 )
-from door.store.runner import ConflictError, CoreRunner, Runner
+from door.store.runner import ConflictError, PgRunner, Runner
 
 __all__ = ["ConflictError", "Repository"]
 
@@ -133,8 +133,7 @@ class Repository:
         """Tell the other processes on this database ``payload`` when this transaction
         commits: PostgreSQL's NOTIFY on ``channel``. SQLite has no such thing (nothing
         is sent: the other processes look for themselves)."""
-        if self._run.notifies:
-            self._run.rows(self._q.pg_notify, {"channel": channel, "payload": payload})
+        self._run.notify(channel, payload)
 
     # --- SSH keys and BBS identities ------------------------------------------------------
 
@@ -209,7 +208,7 @@ class Repository:
         the insert it allows cannot interleave with another's. On PostgreSQL a
         transaction-scoped advisory lock; SQLite's write transactions (BEGIN IMMEDIATE)
         are one at a time already."""
-        if isinstance(self._run, CoreRunner) and self._run.conn.dialect.name == "postgresql":
+        if isinstance(self._run, PgRunner):
             digest = hashlib.sha256(b"door-signups\0" + address.encode("utf-8")).digest()
             key = int.from_bytes(digest[:8], "big", signed=True)
             self._run.rows(self._q.advisory_xact_lock, {"key": key})
