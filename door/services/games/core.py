@@ -45,6 +45,7 @@ from door.services.games.model import (
     outcome_from_json,
     outcome_to_json,
 )
+from door.services.notify import Notice
 from door.store.db import Database
 from door.store.records import (
     GameRecord,
@@ -84,6 +85,16 @@ class Change:
     """The user the action is done for (None: the server's own, e.g. a timeout)."""
     actor_checked: bool = False
     """Set inside the transaction once the actor is known not to be banned."""
+    begun: bool = False
+    """A new game (its named guests are invited)."""
+    declined_by: str | None = None
+    """The name of the invitee who declined (the game is cancelled)."""
+    notices: tuple[Notice, ...] | None = None
+    """What the change's transaction announced (None: it announced nothing yet)."""
+
+
+Tell = Callable[[Repository, GameSnapshot, Change], None]
+"""Works out and announces a change's notices inside its transaction (GameNotices)."""
 
 
 class GameCore:
@@ -103,6 +114,9 @@ class GameCore:
         self.clock = clock
         self.rng = rng
         self.cache = cache
+        self.tell: Tell | None = None
+        """Called inside each action's transaction with its new snapshot (the game
+        service sets it to ``GameNotices.in_transaction``)."""
 
     def rules_for(self, kind: str) -> AnyRules:
         """The rules of ``kind``; ``LobbyError`` if there is no such game."""
@@ -126,6 +140,8 @@ class GameCore:
         """Run ``action`` in one write transaction for ``change.actor``, refused with
         ``BannedError`` (nothing written) if that user is banned; a lost optimistic-lock
         race becomes StaleVersionError with the game ``change.game_id`` as it is now.
+        An action that returns the game's new snapshot has :attr:`tell` announce the
+        change's notices in the same transaction (``change.notices``).
 
         The actor is looked up before ``action`` runs, unless ``checked_by_move``: then
         the move's own versioned write reads the ban (:meth:`commit` with a ``mover``),
@@ -135,6 +151,7 @@ class GameCore:
 
         def guarded(repo: Repository) -> T:
             change.actor_checked = False
+            change.notices = None
             if not checked_by_move:
                 self.check_actor(repo, change)
             try:
@@ -145,6 +162,9 @@ class GameCore:
                 raise
             if not change.actor_checked:
                 self.check_actor(repo, change)
+            if self.tell is not None and isinstance(result, GameSnapshot):
+                # the notices go out with the commit (and not at all without one)
+                self.tell(repo, result, change)
             return result
 
         try:
