@@ -58,15 +58,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import create_async_engine
+
 from door.games.registry import build_registry
 from door.services.accounts import Accounts
 from door.services.clock import SystemClock
 from door.services.games import GameService, GameSnapshot, SeatSpec, dump_state
 from door.services.notify import LocalHub, PgHub
 from door.store.db import Database
-from sqlalchemy import text
-from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import create_async_engine
 
 
 @dataclass
