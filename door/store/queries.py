@@ -19,10 +19,13 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from sqlalchemy import (
+    JSON,
     BigInteger,
     ColumnElement,
     Insert,
+    Integer,
     Select,
+    String,
     Table,
     and_,
     bindparam,
@@ -36,6 +39,7 @@ from sqlalchemy import (
     true,
     update,
 )
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.sql.dml import Update
 from sqlalchemy.sql.expression import Executable
 
@@ -48,6 +52,7 @@ from door.store.models import (
     SignupRow,
     SshKeyRow,
     UserRow,
+    UTCDateTime,
 )
 from door.store.records import (
     EventRecord,
@@ -368,6 +373,40 @@ class Queries:
                 .where(self.users.c.id == p("w_actor"))
                 .scalar_subquery(),
             ),
+            _seen_and_banned,
+        )
+        # PostgreSQL: the same write and the move's events in one statement (one round
+        # trip fewer a move). The INSERT reads the UPDATE's RETURNING, so it runs after
+        # the UPDATE took the row lock and only if the version matched; a data-modifying
+        # WITH always runs to completion, read or not. SQLite has no such WITH.
+        events = self.game_events
+        saved = self.save_game.statement.returning(  # type: ignore[attr-defined]
+            games.c.id,
+            select(seats.c.last_seen_seq)
+            .where(seats.c.game_id == games.c.id, seats.c.seat == p("w_seat"))
+            .scalar_subquery()
+            .label("seen"),
+            select(self.users.c.is_banned)
+            .where(self.users.c.id == p("w_actor"))
+            .scalar_subquery()
+            .label("banned"),
+        ).cte("saved")
+        logged = func.unnest(
+            p("e_seq", type_=ARRAY(Integer)),
+            p("e_seat", type_=ARRAY(Integer)),
+            p("e_kind", type_=ARRAY(String)),
+            p("e_payload", type_=ARRAY(JSON)),
+        ).table_valued("seq", "seat", "kind", "payload").render_derived()
+        appended = insert(events).from_select(
+            ["game_id", "seq", "seat", "kind", "payload", "created_at"],
+            select(
+                saved.c.id, logged.c.seq, logged.c.seat, logged.c.kind, logged.c.payload,
+                p("created_at", type_=UTCDateTime),
+            ).select_from(saved.join(logged, true())),
+        ).cte("appended")  # fmt: skip
+        self.save_game_seen_appending = Query(
+            "save_game_seen_appending",
+            select(saved.c.seen, saved.c.banned).add_cte(appended),
             _seen_and_banned,
         )
         self.insert_seats = _write(

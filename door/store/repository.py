@@ -300,6 +300,31 @@ class Repository:
         }
         return _first(self._run.rows(self._q.save_game_seen, params))
 
+    def save_game_seen_appending(
+        self, game: GameRecord, expected_version: int, expected_snapshot: str, seat: int,
+        actor: int, events: Sequence[NewEvent], now: datetime,
+    ) -> tuple[int, bool] | None:  # fmt: skip
+        """:meth:`save_game_seen`, then, if that wrote, :meth:`append_events` (numbered
+        so that the last is ``game.last_seq``); on PostgreSQL one statement, one round
+        trip."""
+        first_seq = game.last_seq - len(events) + 1
+        if not isinstance(self._run, PgRunner):
+            found = self.save_game_seen(game, expected_version, expected_snapshot, seat, actor)
+            if found is not None:
+                self.append_events(game.id, first_seq, events, now)
+            return found
+        params = {
+            **self._save_params(game, expected_version, expected_snapshot),
+            "w_seat": seat,
+            "w_actor": actor,
+            "e_seq": list(range(first_seq, first_seq + len(events))),
+            "e_seat": [e.seat for e in events],
+            "e_kind": [e.kind for e in events],
+            "e_payload": [e.payload for e in events],
+            "created_at": now,
+        }
+        return _first(self._run.rows(self._q.save_game_seen_appending, params))
+
     def insert_seats(self, seats: Sequence[SeatRecord]) -> None:
         self._run.execute_many(
             self._q.insert_seats,

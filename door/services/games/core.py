@@ -247,20 +247,27 @@ class GameCore:
 
     def save_loaded(
         self, repo: Repository, game: GameRecord, loaded: Loaded, seat: int | None,
-        change: Change,
+        change: Change, events: Sequence[NewEvent], now: datetime,
     ) -> tuple[SeatRecord, ...]:  # fmt: skip
-        """Write ``game`` over ``loaded``'s game; the seats as they stand after. A game
-        from the cache (unconfirmed) that is not the stored one any more raises
-        ``Unconfirmed``. A move (``seat`` given, for ``change.actor``) reads back with
-        the write that seat's last-seen mark and whether the actor is banned
-        (``BannedError``: the transaction is rolled back)."""
+        """Write ``game`` over ``loaded``'s game and append ``events`` (the last one
+        numbered ``game.last_seq``); the seats as they stand after. A game from the cache
+        (unconfirmed) that is not the stored one any more raises ``Unconfirmed``. A move
+        (``seat`` given, for ``change.actor``) reads back with the write that seat's
+        last-seen mark and whether the actor is banned (``BannedError``: the transaction
+        is rolled back), and appends in the same statement where the backend can."""
         was = loaded.game
         actor = change.actor
         if seat is None or actor is None or not is_stored_id(actor):
             if not repo.save_game(game, was.version, was.snapshot):
                 raise Stale() if loaded.confirmed else Unconfirmed()
+            self.append(repo, game.id, was.last_seq + 1, events, now)
             return loaded.seats
-        found = repo.save_game_seen(game, was.version, was.snapshot, seat, actor)
+        try:
+            found = repo.save_game_seen_appending(
+                game, was.version, was.snapshot, seat, actor, events, now
+            )
+        except ConflictError:
+            raise Stale() from None
         if found is None:
             raise Stale() if loaded.confirmed else Unconfirmed()
         seen, banned = found
@@ -315,11 +322,11 @@ class GameCore:
             summary=rules.describe(state), status=status, to_act=to_act, deadline=deadline,
             finished_at=finished_at, outcome=outcome_json, version=game.version + 1,
         )  # fmt: skip
-        # The versioned UPDATE comes first: it takes the row lock, so a concurrent action
-        # waits here and then finds the version moved on, instead of colliding on the
-        # events' primary key.
-        seats = self.save_loaded(repo, new, loaded, mover, change)
-        self.append(repo, game.id, game.last_seq + 1, logged, now)
+        # The versioned UPDATE comes first (and the events after it, in the same
+        # statement on PostgreSQL): it takes the row lock, so a concurrent action waits
+        # there and then finds the version moved on, instead of colliding on the events'
+        # primary key.
+        seats = self.save_loaded(repo, new, loaded, mover, change, logged, now)
         if outcome is not None:
             users = [s.user_id for s in sorted(loaded.seats, key=lambda s: s.seat)]
             rating_rules.record_result(repo, game.kind, game.options, users, outcome)
