@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
@@ -167,3 +167,35 @@ async def test_a_malformed_payload_does_not_stop_the_listener(two: Two) -> None:
         await two.here.db.transact(lambda repo: repo.announce(CHANNEL, "not a payload"))
         await two.here.games.submit(snap.info.id, player_to_act(snap), "1", snap.info.version)
         assert (await asyncio.wait_for(watchers.get(), 5)).kind == "move"
+
+
+@pytest.mark.parametrize(
+    "payload", ["it's", "back\\slash \\' quote", "ünïcödé ✓", "$$ dollar $tag$", "a;COMMIT;b"]
+)
+async def test_a_payload_arrives_exactly_as_announced(two: Two, payload: str) -> None:
+    await two.here.db.transact(lambda repo: repo.announce(CHANNEL, payload))
+    await asyncio.sleep(0.3)
+    assert two.wire == [payload]
+
+
+async def test_a_write_inside_a_read_is_refused_on_postgresql(two: Two) -> None:
+    """A read has no transaction of its own on PostgreSQL (each statement would commit
+    by itself), so a write there is a bug it refuses before sending anything."""
+    user = await two.here.db.run_read(lambda repo: repo.user(two.alice.id))
+    assert user is not None
+    with pytest.raises(RuntimeError, match="read-only"):
+        await two.here.db.run_read(lambda repo: repo.save_user(replace(user, name="Mallory")))
+    again = await two.here.db.run_read(lambda repo: repo.user(two.alice.id))
+    assert again is not None and again.name == "Alice"
+
+
+async def test_a_payload_too_long_for_notify_fails_its_transaction_before_it_commits(
+    two: Two,
+) -> None:
+    def too_long(repo: object) -> None:
+        repo.announce(CHANNEL, "x" * 8000)  # type: ignore[attr-defined]
+
+    with pytest.raises(ValueError, match="too long"):
+        await two.here.db.transact(too_long)
+    await asyncio.sleep(0.3)
+    assert two.wire == []
