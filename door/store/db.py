@@ -30,8 +30,9 @@ The services write a transaction as a plain synchronous function of a
   without blocking the loop (the function's own Python, the rules' included, does run on
   the loop: a move's rules take tens of microseconds, bench/backgammon_moves.py).
   Statements go straight to asyncpg (:class:`~door.store.runner.PgRunner`), so a move is
-  four round trips: ``BEGIN``, the versioned UPDATE, the events' INSERT, and its NOTIFY
-  with ``COMMIT``; a read has no ``BEGIN``/``ROLLBACK`` of its own. No connection is
+  three round trips: ``BEGIN``, the versioned UPDATE with the events' INSERT (one
+  statement, ``Repository.save_game_seen_appending``), and its NOTIFY with ``COMMIT``; a
+  read has no ``BEGIN``/``ROLLBACK`` of its own. No connection is
   pinged when it leaves the pool (``pool_pre_ping`` cost three round trips a
   transaction): one that died fails its first statement, and the retry below takes
   another.

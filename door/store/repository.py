@@ -131,8 +131,10 @@ class Repository:
 
     def announce(self, channel: str, payload: str) -> None:
         """Tell the other processes on this database ``payload`` when this transaction
-        commits: PostgreSQL's NOTIFY on ``channel``. SQLite has no such thing (nothing
-        is sent: the other processes look for themselves)."""
+        commits: PostgreSQL's NOTIFY on ``channel`` (sent with the ``COMMIT``, in the
+        same round trip; never for a transaction rolled back; ``ValueError`` for a
+        payload of 7,900 bytes or more). SQLite has no such thing (nothing is sent: the
+        other processes look for themselves)."""
         self._run.notify(channel, payload)
 
     # --- SSH keys and BBS identities ------------------------------------------------------

@@ -198,7 +198,8 @@ class PgRunner:
     default): the server parses and plans each statement once per connection. A NOTIFY
     (:meth:`notify`) is held until :meth:`commit_sql`, which sends it with ``COMMIT``.
     ``read_only``: a read without a transaction of its own (each statement its own
-    snapshot, as READ COMMITTED gives anyway), so anything but a ``SELECT`` is refused.
+    snapshot, as READ COMMITTED gives anyway), so an UPDATE, INSERT or DELETE (which
+    would commit by itself) is refused, as is a NOTIFY.
     """
 
     __slots__ = ("driver", "notices", "prepared", "read_only")
