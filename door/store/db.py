@@ -291,10 +291,15 @@ class Database:
                     raise StorageError(str(exc)) from exc
             try:
                 result = action(Repository(runner, self.queries))
-            except BaseException:
+            except BaseException as exc:
                 # on a lost connection the rollback fails too: the error that matters
-                # is the first one (and the connection is thrown away)
-                healthy = not write or _rolled_back(driver)
+                # is the first one (and the connection is thrown away); a read's
+                # connection goes back unless its link failed or a statement was
+                # cancelled midway
+                if write:
+                    healthy = _rolled_back(driver)
+                else:
+                    healthy = isinstance(exc, Exception) and not isinstance(exc, StorageError)
                 raise
             if write:
                 try:
