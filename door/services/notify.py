@@ -1,11 +1,14 @@
 """Notifications: "a move happened in game G", "it is your turn".
 
-The game service publishes a :class:`Notice` after each commit; connected sessions
-subscribe by user (their own games) or by game (the play screen, spectators).
+The game service's notices about a change are worked out inside the change's own
+transaction and delivered to this process's subscribers after it commits; connected
+sessions subscribe by user (their own games) or by game (the play screen, spectators).
 :class:`LocalHub` does this inside one process. :class:`PgHub` adds PostgreSQL
-LISTEN/NOTIFY so that several processes sharing one database hear each other's moves:
-``publish`` delivers locally and sends the notice as JSON; each listener feeds it to its
-own subscribers with :meth:`LocalHub.deliver`.
+LISTEN/NOTIFY so that several processes sharing one database hear each other's moves: the
+change's transaction announces all of its notices in one NOTIFY (:meth:`PgHub.
+announcement`), which PostgreSQL delivers when — and only if — it commits; each other
+process reads the payload's short header first and drops it at once unless one of its
+sessions watches that game or one of those users (:func:`payload_header`).
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ import asyncio
 import json
 import logging
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
 if TYPE_CHECKING:
     from door.store.db import Database
@@ -30,6 +34,8 @@ NoticeKind = Literal[
 have been missed (a cross-process hub lost its connection for a while), so every
 subscriber gets one, about no game in particular (``game_id`` 0), and re-reads whatever
 it shows."""
+
+NOTICE_KINDS: frozenset[str] = frozenset(get_args(NoticeKind))
 
 
 @dataclass(frozen=True)
@@ -47,32 +53,42 @@ class Notice:
     seq: int
 
 
-def notice_to_json(notice: Notice) -> str:
-    """The notice as one line of JSON (what a LISTEN/NOTIFY hub sends between processes)."""
-    return json.dumps(
-        {
-            "game_id": notice.game_id,
-            "kind": notice.kind,
-            "user_ids": list(notice.user_ids),
-            "text": notice.text,
-            "seq": notice.seq,
-        }
-    )
+MAX_TEXT = 300
+"""A notice's text is cut to this many characters in a NOTIFY payload (they are a line
+on the status bar; PostgreSQL refuses payloads of 8000 bytes or more)."""
 
 
-def notice_from_json(text: str) -> Notice:
-    """Read a notice written by :func:`notice_to_json`; ``ValueError`` if malformed."""
+def notices_to_payload(origin: str, notices: Sequence[Notice]) -> str:
+    """One change's notices (all about one game, at one ``seq``) as one NOTIFY payload:
+    a header ``origin|game_id|seq|user,user,…|`` (every user any of them concerns) that
+    a listener can judge without parsing the rest, then the notices as JSON:
+    ``[[kind, [user, …], text], …]``."""
+    first = notices[0]
+    users = dict.fromkeys(u for n in notices for u in n.user_ids)
+    body = json.dumps([[n.kind, list(n.user_ids), n.text[:MAX_TEXT]] for n in notices])
+    return f"{origin}|{first.game_id}|{first.seq}|{','.join(map(str, users))}|{body}"
+
+
+def payload_header(payload: str) -> tuple[str, int, tuple[int, ...], str]:
+    """(origin, game id, user ids, the rest) of a :func:`notices_to_payload` payload;
+    ``ValueError`` if it is not one."""
+    origin, game, _seq, users, rest = payload.split("|", 4)
+    return origin, int(game), tuple(int(u) for u in users.split(",") if u), rest
+
+
+def notices_from_payload(payload: str) -> list[Notice]:
+    """The notices of a :func:`notices_to_payload` payload; ``ValueError`` if malformed."""
     try:
-        raw = json.loads(text)
-        return Notice(
-            game_id=int(raw["game_id"]),
-            kind=raw["kind"],
-            user_ids=tuple(int(u) for u in raw["user_ids"]),
-            text=str(raw["text"]),
-            seq=int(raw["seq"]),
-        )
-    except (KeyError, TypeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"not a notice: {exc}") from None
+        _origin, game, seq, _users, body = payload.split("|", 4)
+        found = [
+            Notice(int(game), kind, tuple(int(u) for u in users), str(text), int(seq))
+            for kind, users, text in json.loads(body)
+        ]
+    except (TypeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not a notice payload: {exc}") from None
+    if not found or any(n.kind not in NOTICE_KINDS for n in found):
+        raise ValueError("not a notice payload: no notices, or one of an unknown kind")
+    return found
 
 
 class Subscription(Protocol):
@@ -91,7 +107,18 @@ class Hub(Protocol):
     """Publishes notices to whoever is subscribed."""
 
     def publish(self, notice: Notice) -> None:
-        """Deliver ``notice`` to every subscriber it concerns; never blocks."""
+        """Deliver ``notice`` to every subscriber it concerns, in every process; never
+        blocks (for a notice not announced by a transaction of its own)."""
+        ...
+
+    def deliver(self, notice: Notice) -> None:
+        """Hand ``notice`` to this process's subscribers only."""
+        ...
+
+    def announcement(self, notices: Sequence[Notice]) -> tuple[str, str] | None:
+        """(channel, payload) for a transaction to announce ``notices`` (one change's)
+        to the other processes with (``Repository.announce``); None when there are no
+        other processes to tell."""
         ...
 
     def subscribe(self, user_id: int) -> Subscription:
@@ -154,6 +181,14 @@ class LocalHub:
     def publish(self, notice: Notice) -> None:
         self.deliver(notice)
 
+    def announcement(self, notices: Sequence[Notice]) -> tuple[str, str] | None:
+        return None
+
+    def watches(self, game_id: int, user_ids: Sequence[int]) -> bool:
+        """Whether anybody here subscribes to ``game_id`` or to one of ``user_ids``."""
+        subs = self._subs
+        return ("game", game_id) in subs or any(("user", u) in subs for u in user_ids)
+
     def deliver(self, notice: Notice) -> None:
         """Hand ``notice`` to the local subscribers (a cross-process hub calls this)."""
         targets: list[LocalSubscription] = []
@@ -200,21 +235,29 @@ class LocalHub:
 class PgHub(LocalHub):
     """A :class:`Hub` shared by every door process on one PostgreSQL database.
 
-    ``publish`` delivers to this process's subscribers at once and sends the notice
-    through LISTEN/NOTIFY; the other processes deliver it to theirs. A process ignores
-    its own notices when they come back (each carries an origin token). When the
+    A game change's transaction announces its notices (:meth:`announcement`: one NOTIFY,
+    sent by PostgreSQL at commit, never for a change rolled back); the game service
+    delivers them here once committed, and every other process delivers them to its own
+    subscribers. ``publish`` (a notice no transaction announced) delivers here at once
+    and sends its own NOTIFY. Each payload carries this process's origin token, so it
+    ignores its own when they come back; a payload about games and users nobody here
+    watches is dropped after reading its header (:attr:`dropped` counts them). When the
     listening connection is lost and comes back (see :class:`~door.store.pgnotify.
     PgChannel`), every subscriber here gets a ``resync`` notice: what the other
     processes notified meanwhile never arrived.
     """
 
     def __init__(self, db: Database, queue_size: int = 100) -> None:
-        from door.store.pgnotify import PgChannel
+        from door.store.pgnotify import CHANNEL, PgChannel
 
         super().__init__(queue_size)
         self.origin = secrets.token_hex(8)
-        self._channel = PgChannel(db, self._received, on_reconnect=self._reconnected)
+        self.channel = CHANNEL
+        self._channel = PgChannel(db, self._received, CHANNEL, on_reconnect=self._reconnected)
         self._sending: set[asyncio.Task[None]] = set()
+        self.dropped = 0
+        """Payloads of other processes dropped unread (nobody here watches their game
+        or users)."""
 
     async def start(self) -> None:
         """Start listening for the other processes' notices."""
@@ -226,10 +269,14 @@ class PgHub(LocalHub):
             await asyncio.gather(*self._sending, return_exceptions=True)
         await self._channel.stop()
 
+    def announcement(self, notices: Sequence[Notice]) -> tuple[str, str] | None:
+        if not notices:
+            return None
+        return self.channel, notices_to_payload(self.origin, notices)
+
     def publish(self, notice: Notice) -> None:
         self.deliver(notice)
-        payload = json.dumps({"origin": self.origin, "notice": json.loads(notice_to_json(notice))})
-        task = asyncio.ensure_future(self._send(payload))
+        task = asyncio.ensure_future(self._send(notices_to_payload(self.origin, [notice])))
         self._sending.add(task)
         task.add_done_callback(self._sending.discard)
 
@@ -244,7 +291,11 @@ class PgHub(LocalHub):
         log.info("told %d subscriber(s) to re-read after the notices reconnected", told)
 
     def _received(self, payload: str) -> None:
-        raw = json.loads(payload)
-        if raw.get("origin") == self.origin:
+        origin, game_id, user_ids, _rest = payload_header(payload)
+        if origin == self.origin:
             return
-        self.deliver(notice_from_json(json.dumps(raw["notice"])))
+        if not self.watches(game_id, user_ids):
+            self.dropped += 1
+            return
+        for notice in notices_from_payload(payload):
+            self.deliver(notice)

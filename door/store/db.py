@@ -25,10 +25,17 @@ The services write a transaction as a plain synchronous function of a
   keys and ``synchronous=NORMAL``; writes begin with ``BEGIN IMMEDIATE`` so that two
   writers queue instead of one failing half-way with "database is locked".
 * **PostgreSQL** (``postgresql+asyncpg://…``): the async driver. Each transaction is one
-  pooled asyncpg connection; the function runs through ``AsyncConnection.run_sync``, on
-  the event loop's thread, and every statement awaits the server without blocking the
-  loop (the function's own Python, the rules' included, does run on the loop: a move's
-  rules take tens of microseconds, bench/backgammon_moves.py).
+  pooled asyncpg connection; the function runs in a greenlet (SQLAlchemy's
+  ``greenlet_spawn``) on the event loop's thread, and every statement awaits the server
+  without blocking the loop (the function's own Python, the rules' included, does run on
+  the loop: a move's rules take tens of microseconds, bench/backgammon_moves.py).
+  Statements go straight to asyncpg (:class:`~door.store.runner.PgRunner`), so a move is
+  three round trips: ``BEGIN``, the versioned UPDATE with the events' INSERT (one
+  statement, ``Repository.save_game_seen_appending``), and its NOTIFY with ``COMMIT``; a
+  read has no ``BEGIN``/``ROLLBACK`` of its own. No connection is
+  pinged when it leaves the pool (``pool_pre_ping`` cost three round trips a
+  transaction): one that died fails its first statement, and the retry below takes
+  another.
 
 When the database cannot do a transaction for a reason that may pass, the whole
 transaction (all or nothing) is run again as :class:`~door.store.retry.RetryPolicy` says:
@@ -56,6 +63,7 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.util import await_, greenlet_spawn
 
 from door.games.base import Refusal
 from door.store.files import prepare_database_file
@@ -64,7 +72,7 @@ from door.store.queries import Queries
 from door.store.repository import Repository
 from door.store.retry import RetryPolicy
 from door.store.runner import (
-    CoreRunner,
+    PgRunner,
     PreparedStatements,
     SqliteRunner,
     StorageError,
@@ -229,6 +237,7 @@ class Database:
         self.queries = Queries()
         self._sqlite: _SqliteThread | None = None
         self._engine: AsyncEngine | None = None
+        self._pg_prepared: PreparedStatements | None = None
         if self.is_sqlite:
             database = parsed.database
             if not database or database == ":memory:":
@@ -247,7 +256,12 @@ class Database:
             self._sqlite = _SqliteThread(engine, self.queries)
         else:
             self.path = None
-            self._engine = create_async_engine(url, echo=echo, pool_pre_ping=True)
+            # no pool_pre_ping: its BEGIN, ping and ROLLBACK were three round trips per
+            # transaction; a connection found dead fails its transaction's first
+            # statement instead, which the retry policy runs again on a fresh one
+            self._engine = create_async_engine(url, echo=echo)
+            # every statement compiled once for asyncpg's dialect (door/store/runner.py)
+            self._pg_prepared = PreparedStatements(self._engine.dialect)
 
     @property
     def engine(self) -> AsyncEngine:
@@ -317,36 +331,63 @@ class Database:
                     raise StorageError(str(exc.orig)) from exc
                 raise
         try:
-            async with self.engine.connect() as conn:
-                trans = await conn.begin()
-                try:
-                    result = await conn.run_sync(
-                        lambda sync: action(Repository(CoreRunner(sync), self.queries))
-                    )
-                except BaseException:
-                    # on a lost connection the rollback fails too: the error that
-                    # matters is the first one
-                    with contextlib.suppress(Exception):
-                        await trans.rollback()
-                    raise
-                if write:
-                    try:
-                        await trans.commit()
-                    except DBAPIError as exc:
-                        if is_transient(exc):
-                            raise TransientError(str(exc.orig)) from exc
-                        if is_storage_failure(exc):
-                            raise StorageError(str(exc.orig), in_doubt=True) from exc
-                        raise
-                else:
-                    await trans.rollback()
-                return result
-        except (OSError, DBAPIError) as exc:  # connecting or beginning, or a lost link
+            return await greenlet_spawn(self._pg_transaction, action, write)
+        except (OSError, DBAPIError) as exc:  # connecting (the pool wraps asyncpg's errors)
             if isinstance(exc, DBAPIError) and is_transient(exc):
                 raise TransientError(str(exc.orig)) from exc
             if is_storage_failure(exc):
                 raise StorageError(str(exc)) from exc
             raise
+
+    def _pg_transaction(self, action: Action[T], write: bool) -> T:
+        """One PostgreSQL transaction, inside ``greenlet_spawn``: a pooled connection (no
+        ping: a lost one fails its first statement, a ``StorageError``, and the retry
+        takes a fresh one), ``BEGIN``, the action's statements, then its NOTIFYs and
+        ``COMMIT`` in one simple query. A read sends no ``BEGIN`` at all (under READ
+        COMMITTED each statement has its own snapshot, in a transaction or not), so a
+        one-statement read is one round trip."""
+        prepared = self._pg_prepared
+        assert prepared is not None
+        fairy = self.engine.sync_engine.pool.connect()
+        driver = fairy.driver_connection
+        assert driver is not None
+        runner = PgRunner(driver, prepared, read_only=not write)
+        healthy = False
+        try:
+            if write:
+                try:
+                    await_(driver.execute("BEGIN"))
+                except Exception as exc:
+                    raise StorageError(str(exc)) from exc
+            try:
+                result = action(Repository(runner, self.queries))
+            except BaseException as exc:
+                # on a lost connection the rollback fails too: the error that matters
+                # is the first one (and the connection is thrown away); a read's
+                # connection goes back unless its link failed or a statement was
+                # cancelled midway
+                if write or runner.snapshot:
+                    healthy = _rolled_back(driver)
+                else:
+                    healthy = isinstance(exc, Exception) and not isinstance(exc, StorageError)
+                raise
+            if write:
+                try:
+                    await_(driver.execute(runner.commit_sql()))
+                except Exception as exc:
+                    if is_transient(exc):
+                        healthy = _rolled_back(driver)
+                        raise TransientError(str(exc)) from exc
+                    if is_storage_failure(exc):
+                        raise StorageError(str(exc), in_doubt=True) from exc
+                    raise
+            # a read that took one snapshot (begin_snapshot) ends its transaction here
+            healthy = _rolled_back(driver) if runner.snapshot and not write else True
+            return result
+        finally:
+            if not healthy or driver.is_closed():
+                fairy.invalidate()
+            fairy.close()
 
     # --- schema and life cycle -----------------------------------------------------------
 
@@ -413,6 +454,16 @@ class Database:
             await self._sqlite.close()
         if self._engine is not None:
             await self._engine.dispose()
+
+
+def _rolled_back(driver: Any) -> bool:
+    """``ROLLBACK`` on an asyncpg connection (inside ``greenlet_spawn``); False if that
+    failed too (the connection is not fit to go back to the pool)."""
+    try:
+        await_(driver.execute("ROLLBACK"))
+    except Exception:
+        return False
+    return True
 
 
 def _upgrade_head(conn: Connection) -> None:

@@ -1,8 +1,10 @@
 """PostgreSQL LISTEN/NOTIFY for the notification hub of several door processes.
 
-One dedicated connection per channel and process LISTENs; ``notify`` sends a payload with
-``pg_notify`` on a pooled connection. Only PostgreSQL (asyncpg) is supported; SQLite
-servers are one process and need none of this.
+One dedicated connection per channel and process LISTENs. A change's transaction sends
+its own NOTIFY (``Repository.announce``: delivered at commit, never for a rolled-back
+one); ``notify`` sends a payload on its own, with ``pg_notify`` on a pooled connection.
+Only PostgreSQL (asyncpg) is supported; SQLite servers are one process and need none of
+this.
 
 The listening connection is watched: asyncpg's termination listener says at once when the
 server closes it (a restart, a failover, ``pg_terminate_backend``), and a cheap
@@ -25,11 +27,12 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from door.store.db import Database
+from door.store.runner import MAX_NOTIFY_PAYLOAD
 
 log = logging.getLogger(__name__)
 
 CHANNEL = "door_notices"
-MAX_PAYLOAD = 7900  # PostgreSQL refuses NOTIFY payloads of 8000 bytes or more
+MAX_PAYLOAD = MAX_NOTIFY_PAYLOAD
 APPLICATION_NAME = "door-listen"
 """What a listening connection calls itself in ``pg_stat_activity`` (for the sysop)."""
 

@@ -19,11 +19,14 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from sqlalchemy import (
+    JSON,
     BigInteger,
     ColumnElement,
     Float,
     Insert,
+    Integer,
     Select,
+    String,
     Table,
     and_,
     bindparam,
@@ -36,11 +39,11 @@ from sqlalchemy import (
     insert,
     or_,
     select,
-    text,
     true,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.sql.dml import Update
 from sqlalchemy.sql.expression import Executable
 
@@ -55,6 +58,7 @@ from door.store.models import (
     SignupRow,
     SshKeyRow,
     UserRow,
+    UTCDateTime,
 )
 from door.store.records import (
     EventRecord,
@@ -242,8 +246,7 @@ class Queries:
                     "skeleton_cased", "is_pending").returning(users.c.id),
             _one_int,
         )  # fmt: skip
-        # the bans: which of these (online) users are banned; is this one banned; a ban
-        # announced to the other processes (PostgreSQL: NOTIFY, delivered at commit)
+        # the bans: which of these (online) users are banned; is this one banned
         self.banned_among = Query(
             "banned_among",
             select(users.c.id).where(
@@ -253,9 +256,6 @@ class Queries:
         )
         self.user_is_banned = Query(
             "user_is_banned", select(users.c.is_banned).where(users.c.id == p("id")), _one_bool
-        )
-        self.pg_notify = Query(
-            "pg_notify", select(func.pg_notify(p("channel"), p("payload"))), _row
         )
         self.update_user = _write(
             "update_user",
@@ -417,6 +417,40 @@ class Queries:
             ),
             _seen_and_banned,
         )
+        # PostgreSQL: the same write and the move's events in one statement (one round
+        # trip fewer a move). The INSERT reads the UPDATE's RETURNING, so it runs after
+        # the UPDATE took the row lock and only if the version matched; a data-modifying
+        # WITH always runs to completion, read or not. SQLite has no such WITH.
+        events = self.game_events
+        saved = self.save_game.statement.returning(  # type: ignore[attr-defined]
+            games.c.id,
+            select(seats.c.last_seen_seq)
+            .where(seats.c.game_id == games.c.id, seats.c.seat == p("w_seat"))
+            .scalar_subquery()
+            .label("seen"),
+            select(self.users.c.is_banned)
+            .where(self.users.c.id == p("w_actor"))
+            .scalar_subquery()
+            .label("banned"),
+        ).cte("saved")
+        logged = func.unnest(
+            p("e_seq", type_=ARRAY(Integer)),
+            p("e_seat", type_=ARRAY(Integer)),
+            p("e_kind", type_=ARRAY(String)),
+            p("e_payload", type_=ARRAY(JSON)),
+        ).table_valued("seq", "seat", "kind", "payload").render_derived()
+        appended = insert(events).from_select(
+            ["game_id", "seq", "seat", "kind", "payload", "created_at"],
+            select(
+                saved.c.id, logged.c.seq, logged.c.seat, logged.c.kind, logged.c.payload,
+                p("created_at", type_=UTCDateTime),
+            ).select_from(saved.join(logged, true())),
+        ).cte("appended")  # fmt: skip
+        self.save_game_seen_appending = Query(
+            "save_game_seen_appending",
+            select(saved.c.seen, saved.c.banned).add_cte(appended),
+            _seen_and_banned,
+        )
         self.insert_seats = _write(
             "insert_seats",
             _insert(seats, "game_id", "seat", "kind", "user_id", "bot_level", "timeouts",
@@ -529,11 +563,7 @@ class Queries:
             _insert(changes, *(c.key for c in changes.c if c.key != "id")),
         )
         # door check: every rating, every change, every finished game's rating inputs,
-        # all seen at one moment (PostgreSQL only: each statement of a READ COMMITTED
-        # transaction sees the latest commits; SQLite's read transaction is one snapshot)
-        self.repeatable_read = _write(
-            "repeatable_read", text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        )
+        # read in one snapshot (Repository.one_snapshot)
         self.all_ratings = Query(
             "all_ratings", select(ratings).order_by(ratings.c.kind, ratings.c.user_id), _rating
         )

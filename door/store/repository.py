@@ -42,7 +42,7 @@ from door.store.records import (
     SignupCounts,
     UserRecord,
 )
-from door.store.runner import ConflictError, CoreRunner, Runner
+from door.store.runner import ConflictError, PgRunner, Runner
 
 __all__ = ["ConflictError", "Repository"]
 
@@ -152,10 +152,11 @@ class Repository:
 
     def announce(self, channel: str, payload: str) -> None:
         """Tell the other processes on this database ``payload`` when this transaction
-        commits: PostgreSQL's NOTIFY on ``channel``. SQLite has no such thing (nothing
-        is sent: the other processes look for themselves)."""
-        if self._run.notifies:
-            self._run.rows(self._q.pg_notify, {"channel": channel, "payload": payload})
+        commits: PostgreSQL's NOTIFY on ``channel`` (sent with the ``COMMIT``, in the
+        same round trip; never for a transaction rolled back; ``ValueError`` for a
+        payload of 7,900 bytes or more). SQLite has no such thing (nothing is sent: the
+        other processes look for themselves)."""
+        self._run.notify(channel, payload)
 
     # --- SSH keys and BBS identities ------------------------------------------------------
 
@@ -230,7 +231,7 @@ class Repository:
         the insert it allows cannot interleave with another's. On PostgreSQL a
         transaction-scoped advisory lock; SQLite's write transactions (BEGIN IMMEDIATE)
         are one at a time already."""
-        if isinstance(self._run, CoreRunner) and self._run.conn.dialect.name == "postgresql":
+        if isinstance(self._run, PgRunner):
             digest = hashlib.sha256(b"door-signups\0" + address.encode("utf-8")).digest()
             key = int.from_bytes(digest[:8], "big", signed=True)
             self._run.rows(self._q.advisory_xact_lock, {"key": key})
@@ -321,6 +322,31 @@ class Repository:
             "w_actor": actor,
         }
         return _first(self._run.rows(self._q.save_game_seen, params))
+
+    def save_game_seen_appending(
+        self, game: GameRecord, expected_version: int, expected_snapshot: str, seat: int,
+        actor: int, events: Sequence[NewEvent], now: datetime,
+    ) -> tuple[int, bool] | None:  # fmt: skip
+        """:meth:`save_game_seen`, then, if that wrote, :meth:`append_events` (numbered
+        so that the last is ``game.last_seq``); on PostgreSQL one statement, one round
+        trip."""
+        first_seq = game.last_seq - len(events) + 1
+        if not isinstance(self._run, PgRunner):
+            found = self.save_game_seen(game, expected_version, expected_snapshot, seat, actor)
+            if found is not None:
+                self.append_events(game.id, first_seq, events, now)
+            return found
+        params = {
+            **self._save_params(game, expected_version, expected_snapshot),
+            "w_seat": seat,
+            "w_actor": actor,
+            "e_seq": list(range(first_seq, first_seq + len(events))),
+            "e_seat": [e.seat for e in events],
+            "e_kind": [e.kind for e in events],
+            "e_payload": [e.payload for e in events],
+            "created_at": now,
+        }
+        return _first(self._run.rows(self._q.save_game_seen_appending, params))
 
     def insert_seats(self, seats: Sequence[SeatRecord]) -> None:
         self._run.execute_many(
@@ -439,9 +465,7 @@ class Repository:
         ids = sorted(set(user_ids))
         if not ids:
             return {}
-        dialect = "sqlite"
-        if isinstance(self._run, CoreRunner):
-            dialect = self._run.conn.dialect.name
+        dialect = "postgresql" if isinstance(self._run, PgRunner) else "sqlite"
         self._run.execute_many(
             self._q.ensure_rating[dialect],
             [{"user_id": u, "kind": kind, "rating": start, "experience": 0, "wins": 0,
@@ -470,8 +494,8 @@ class Repository:
         """Let every later read of this transaction see the database as it was at the
         first: PostgreSQL's REPEATABLE READ, called before any other statement (SQLite's
         read transactions are one snapshot already)."""
-        if isinstance(self._run, CoreRunner) and self._run.conn.dialect.name == "postgresql":
-            self._run.execute(self._q.repeatable_read, {})
+        if isinstance(self._run, PgRunner):
+            self._run.begin_snapshot()
 
     def all_ratings(self) -> list[RatingRecord]:
         """Every rating, by kind then user."""
@@ -564,7 +588,7 @@ class Repository:
         return self._run.rows(self._leases().clock, {})[0]
 
     def _leases(self) -> LeaseQueries:
-        if isinstance(self._run, CoreRunner) and self._run.conn.dialect.name == "postgresql":
+        if isinstance(self._run, PgRunner):
             return self._q.leases_pg
         return self._q.leases_sqlite
 

@@ -1,21 +1,25 @@
-"""How a written-once statement is run: on SQLite's own driver, or through SQLAlchemy.
+"""How a written-once statement is run: on the driver itself, compiled once by SQLAlchemy.
 
 Every statement of the repository is a :class:`Query`: a SQLAlchemy Core statement built
 once from the ``Table`` objects (``door/store/queries.py``), with the function that turns
 one of its result rows into a record. A :class:`Runner` runs queries inside one
-transaction; there is one per backend:
+transaction; there is one per backend, and both run the text :class:`Prepared` compiled
+once per query shape with SQLAlchemy's own dialect (:class:`PreparedStatements`), with
+the order of its parameters and the type processors SQLAlchemy itself would apply to each
+parameter and result column (``ExpandedState.processors``,
+``TypeEngine.result_processor``), so values are stored and read exactly as SQLAlchemy
+stores and reads them:
 
-* :class:`CoreRunner` (PostgreSQL) hands the statement to SQLAlchemy's ``Connection``.
-* :class:`SqliteRunner` runs the same statement on the ``sqlite3`` connection itself:
-  :class:`Prepared` compiles it once with SQLAlchemy's SQLite dialect and keeps the SQL
-  text, the order of its parameters and the type processors SQLAlchemy itself would apply
-  to each parameter and result column (``ExpandedState.processors``,
-  ``TypeEngine.result_processor``), so values are stored and read exactly as SQLAlchemy
-  stores and reads them. Measured on a move's statements (a game by id, its seats, the
-  versioned UPDATE, two events' INSERT; one process, prebuilt statements, a busy
-  machine): 33-79 µs each through SQLAlchemy's ``Connection.execute`` against 5-7 µs for
-  the compiled text on the driver, when a whole move may cost about 300 µs
-  (bench/commit_moves.py: ``ratio_vs_sqlite`` ≤ 5).
+* :class:`SqliteRunner` on the ``sqlite3`` connection. Measured on a move's statements (a
+  game by id, its seats, the versioned UPDATE, two events' INSERT; one process,
+  prebuilt statements, a busy machine): 33-79 µs each through SQLAlchemy's
+  ``Connection.execute`` against 5-7 µs for the compiled text on the driver, when a
+  whole move may cost about 300 µs (bench/commit_moves.py: ``ratio_vs_sqlite`` ≤ 5).
+* :class:`PgRunner` on the asyncpg connection, from the transaction's greenlet: with
+  asyncpg's prepared statements, bench/commit_moves.py ``--database-url`` went from
+  about 700 to about 1,100 moves/s (one move at a time, with ``pool_pre_ping`` already
+  gone), where SQLAlchemy's ``Connection.execute`` spent about 45 µs a statement in its
+  own execution context before asyncpg saw it.
 
 Both turn a uniqueness violation into :class:`ConflictError`, a lock or serialization
 timeout into :class:`TransientError` and a full disk, an I/O error or a lost connection
@@ -24,15 +28,17 @@ into :class:`StorageError`, so nothing above sees a driver's exception.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from sqlalchemy.engine import Connection, Dialect
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.engine import Dialect
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import Executable
+from sqlalchemy.util import await_
 
 R = TypeVar("R")
 Params = Mapping[str, object]
@@ -129,9 +135,6 @@ class Query(Generic[R]):
 class Runner(Protocol):
     """Runs queries inside one open transaction."""
 
-    notifies: bool
-    """Whether the backend has NOTIFY (PostgreSQL: yes; SQLite: no)."""
-
     def rows(self, query: Query[R], params: Params) -> list[R]:
         """Every row of the result, as records."""
         ...
@@ -144,50 +147,155 @@ class Runner(Protocol):
         """Run a statement once for each parameter set."""
         ...
 
+    def notify(self, channel: str, payload: str) -> None:
+        """Tell the other processes ``payload`` on ``channel`` when the transaction
+        commits (PostgreSQL's NOTIFY; nothing at all on a backend without one)."""
+        ...
 
-# --- PostgreSQL (and any backend): through SQLAlchemy ----------------------------------------
+
+# --- PostgreSQL: the compiled text on the asyncpg connection --------------------------------
 
 
-class CoreRunner:
-    """Queries on a SQLAlchemy ``Connection``."""
+class PgDriver(Protocol):
+    """What :class:`PgRunner` uses of an asyncpg ``Connection`` (asyncpg has no types)."""
 
-    __slots__ = ("conn",)
+    async def fetch(self, query: str, *args: object) -> list[Any]: ...
+
+    async def execute(self, query: str, *args: object) -> str: ...
+
+    async def executemany(self, command: str, args: Sequence[Sequence[object]]) -> None: ...
+
+
+# a NOTIFY's channel is an identifier written into the statement: door's own names only
+_CHANNEL_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+MAX_NOTIFY_PAYLOAD = 7900
+"""PostgreSQL refuses NOTIFY payloads of 8000 bytes or more."""
+
+
+def notify_sql(channel: str, payload: str) -> str:
+    """``NOTIFY channel, 'payload'`` as literal text (it has no parameters: it is sent
+    with ``COMMIT`` in one simple query). The payload is an escaped string constant
+    (``E'…'``), whatever ``standard_conforming_strings`` says."""
+    if not _CHANNEL_NAME.fullmatch(channel):
+        raise ValueError(f"not a channel name: {channel!r}")
+    if "\0" in payload:
+        raise ValueError("a NOTIFY payload cannot hold NUL")
+    if len(payload.encode("utf-8")) > MAX_NOTIFY_PAYLOAD:
+        raise ValueError("payload too long for NOTIFY")
+    quoted = payload.replace("\\", "\\\\").replace("'", "\\'")
+    return f"NOTIFY {channel}, E'{quoted}'"
+
+
+class PgRunner:
+    """Queries on an asyncpg connection, from inside ``greenlet_spawn`` (each statement
+    awaits the server through SQLAlchemy's ``await_``, the event loop serving everyone
+    else meanwhile).
+
+    Statements are compiled once for SQLAlchemy's asyncpg dialect (:class:`Prepared`:
+    ``$n`` parameters with their casts, the type processors SQLAlchemy would apply) and
+    sent with asyncpg's ``fetch``/``execute``, which keep each connection's prepared
+    statements in asyncpg's own statement cache (``statement_cache_size``, 100 by
+    default): the server parses and plans each statement once per connection. A NOTIFY
+    (:meth:`notify`) is held until :meth:`commit_sql`, which sends it with ``COMMIT``.
+    ``read_only``: a read without a transaction of its own (each statement its own
+    snapshot, as READ COMMITTED gives anyway), so an UPDATE, INSERT or DELETE (which
+    would commit by itself) is refused, as is a NOTIFY.
+    """
+
+    __slots__ = ("driver", "notices", "prepared", "read_only", "snapshot")
     notifies = True
 
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
+    def __init__(
+        self, driver: PgDriver, prepared: PreparedStatements, *, read_only: bool = False
+    ) -> None:
+        self.driver = driver
+        self.prepared = prepared
+        self.read_only = read_only
+        self.notices: list[str] = []
+        self.snapshot = False
+        """A read made one snapshot (:meth:`begin_snapshot`): its transaction is open
+        until the read ends (the database rolls it back)."""
+
+    def _get(self, query: Query[Any], params: Params) -> Prepared:
+        p = self.prepared.get(query, params)
+        if self.read_only and not p.is_select:
+            raise RuntimeError(f"{query.name} writes, in a read-only action")
+        return p
 
     def rows(self, query: Query[R], params: Params) -> list[R]:
         make = query.make
         assert make is not None, query
+        p = self._get(query, params)
         try:
-            result = self.conn.execute(query.statement, dict(params))
-            return [make(row) for row in result]
-        except DBAPIError as exc:
-            raise _translated(exc) from exc
+            found = await_(self.driver.fetch(p.sql, *p.values(params)))
+        except Exception as exc:
+            raise _pg_translated(exc) from exc
+        results = p.results
+        if not any(results):
+            return [make(row) for row in found]
+        return [
+            make([v if f is None or v is None else f(v) for f, v in zip(results, row, strict=True)])
+            for row in found
+        ]
 
     def execute(self, query: Query[Any], params: Params) -> int:
+        p = self._get(query, params)
         try:
-            return int(self.conn.execute(query.statement, dict(params)).rowcount)
-        except DBAPIError as exc:
-            raise _translated(exc) from exc
+            status = await_(self.driver.execute(p.sql, *p.values(params)))
+        except Exception as exc:
+            raise _pg_translated(exc) from exc
+        # the command tag: "UPDATE 1", "DELETE 0", "INSERT 0 1"
+        count = status.rpartition(" ")[2]
+        return int(count) if count.isdigit() else 0
 
     def execute_many(self, query: Query[Any], params: Sequence[Params]) -> None:
         if not params:
             return
+        p = self._get(query, params[0])
         try:
-            self.conn.execute(query.statement, [dict(p) for p in params])
-        except DBAPIError as exc:
-            raise _translated(exc) from exc
+            await_(self.driver.executemany(p.sql, [p.values(one) for one in params]))
+        except Exception as exc:
+            raise _pg_translated(exc) from exc
+
+    def begin_snapshot(self) -> None:
+        """Make every later statement of this action see the database as it was at the
+        first: a read opens a REPEATABLE READ, READ ONLY transaction (a read otherwise has
+        none, see :class:`PgRunner`); a write sets its own transaction's level (before
+        any other statement)."""
+        sql = (
+            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+            if self.read_only
+            else "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"
+        )
+        if self.snapshot:
+            return
+        try:
+            await_(self.driver.execute(sql))
+        except Exception as exc:
+            raise _pg_translated(exc) from exc
+        self.snapshot = True
+
+    def notify(self, channel: str, payload: str) -> None:
+        """NOTIFY ``channel`` with ``payload`` when this transaction commits."""
+        if self.read_only:
+            raise RuntimeError("a NOTIFY in a read-only action")
+        self.notices.append(notify_sql(channel, payload))
+
+    def commit_sql(self) -> str:
+        """What ends the transaction: its NOTIFYs and ``COMMIT``, one simple query (one
+        round trip)."""
+        return "; ".join([*self.notices, "COMMIT"])
 
 
-def _translated(exc: DBAPIError) -> Exception:
-    if isinstance(exc, IntegrityError):
-        return ConflictError(str(exc.orig))
+def _pg_translated(exc: Exception) -> Exception:
+    """An asyncpg error as door's own (asyncpg's classes carry the SQLSTATE)."""
+    code = getattr(exc, "sqlstate", None)
+    if isinstance(code, str) and code.startswith("23"):
+        return ConflictError(str(exc))
     if is_transient(exc):
-        return TransientError(str(exc.orig))
+        return TransientError(str(exc))
     if is_storage_failure(exc):
-        return StorageError(str(exc.orig))
+        return StorageError(str(exc))
     return exc
 
 
@@ -203,11 +311,13 @@ _Argument = tuple[str, int, object, "Processor | None"]
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """A statement compiled for SQLite: its SQL, its arguments and its result columns."""
+    """A statement compiled for one dialect (SQLite's, or asyncpg's): its SQL, its
+    arguments, its result columns, and whether it is a ``SELECT``."""
 
     sql: str
     arguments: tuple[_Argument, ...]
     results: tuple[Processor | None, ...]
+    is_select: bool
 
     @classmethod
     def compile(
@@ -247,8 +357,14 @@ class Prepared:
         results: list[Processor | None] = []
         for column in getattr(statement, "exported_columns", ()):
             impl = column.type.dialect_impl(dialect)
-            results.append(impl.result_processor(dialect, None))
-        return cls(state.statement, tuple(arguments), tuple(results))
+            try:
+                results.append(impl.result_processor(dialect, None))
+            except TypeError:
+                # asyncpg's numeric types choose by the column's type code, known only
+                # with a result; asyncpg itself returns a float for a float column
+                results.append(None)
+        is_select = bool(getattr(statement, "is_select", False))
+        return cls(state.statement, tuple(arguments), tuple(results), is_select)
 
     def values(self, params: Params) -> list[object]:
         """The positional values for one call, converted as SQLAlchemy would."""
@@ -297,7 +413,6 @@ class SqliteRunner:
     """Queries on one of the sqlite3 connections (the event loop's or the database thread's)."""
 
     __slots__ = ("prepared", "raw")
-    notifies = False
 
     def __init__(self, raw: sqlite3.Connection, prepared: PreparedStatements) -> None:
         self.raw = raw
@@ -334,6 +449,9 @@ class SqliteRunner:
             self.raw.executemany(p.sql, [p.values(one) for one in params])
         except sqlite3.Error as exc:
             raise _sqlite_translated(exc) from exc
+
+    def notify(self, channel: str, payload: str) -> None:
+        """Nothing: SQLite has no NOTIFY (one process's hub is local)."""
 
 
 def _sqlite_translated(exc: sqlite3.Error) -> Exception:

@@ -5,8 +5,18 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from door.services.notify import LocalHub, Notice, notice_from_json, notice_to_json
+from door.services.notify import (
+    MAX_TEXT,
+    LocalHub,
+    Notice,
+    NoticeKind,
+    notices_from_payload,
+    notices_to_payload,
+    payload_header,
+)
 
 
 def notice(game: int = 1, users: tuple[int, ...] = (7,), seq: int = 3) -> Notice:
@@ -49,12 +59,33 @@ async def test_a_slow_reader_keeps_the_newest_notices() -> None:
     assert got == [7, 8, 9]
 
 
-def test_notices_round_trip_through_json() -> None:
-    n = notice(users=(1, 2))
-    assert notice_from_json(notice_to_json(n)) == n
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["move", "your_turn", "finished", "joined", "invited"]),
+            st.lists(st.integers(1, 2**31 - 1), max_size=4).map(tuple),
+            st.text(max_size=MAX_TEXT),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    st.integers(1, 2**31 - 1),
+    st.integers(0, 2**31 - 1),
+)
+def test_a_changes_notices_round_trip_through_one_payload(
+    parts: list[tuple[NoticeKind, tuple[int, ...], str]], game_id: int, seq: int
+) -> None:
+    notices = [Notice(game_id, kind, users, text, seq) for kind, users, text in parts]
+    payload = notices_to_payload("0123abcd", notices)
+    assert notices_from_payload(payload) == notices
+    origin, game, users, _ = payload_header(payload)
+    assert (origin, game) == ("0123abcd", game_id)
+    assert set(users) == {u for n in notices for u in n.user_ids}
 
 
-@pytest.mark.parametrize("text", ["", "{}", "[1]", '{"game_id": "x"}'])
-def test_malformed_notice_json_is_a_value_error(text: str) -> None:
+@pytest.mark.parametrize(
+    "payload", ["", "{}", "o|1|2|3|[1]", "o|x|2||[]", "o|1|2||[]", 'o|1|2||[["nope", [], ""]]']
+)
+def test_a_malformed_payload_is_a_value_error(payload: str) -> None:
     with pytest.raises(ValueError):
-        notice_from_json(text)
+        notices_from_payload(payload)

@@ -332,7 +332,7 @@ async def test_a_stale_board_is_shown_again_instead_of_overwriting(
     r1, state, _ = await open_mover(services, gid, users, start_session)
     r2, _, _ = await open_mover(services, gid, users, start_session)
     # As with a second server process whose notice has not arrived: nobody is told.
-    monkeypatch.setattr(services.hub, "publish", lambda notice: None)
+    monkeypatch.setattr(services.hub, "deliver", lambda notice: None)
     played = await play_with_cursor(r1, state)
     r1.term.type("y")
     await r1.term.settle()

@@ -16,15 +16,15 @@ from tests.ui.conftest import StartSession, started_game
 
 @contextmanager
 def notices_lost(services: Services) -> Iterator[None]:
-    """Whatever is published meanwhile reaches nobody (as when a listener is away)."""
+    """Whatever is delivered meanwhile reaches nobody (as when a listener is away)."""
     hub = services.hub
     assert isinstance(hub, LocalHub)
-    publish = hub.publish
-    hub.publish = lambda notice: None  # type: ignore[method-assign]
+    deliver = hub.deliver
+    hub.deliver = lambda notice: None  # type: ignore[method-assign]
     try:
         yield
     finally:
-        hub.publish = publish  # type: ignore[method-assign]
+        hub.deliver = deliver  # type: ignore[method-assign]
 
 
 async def move_unheard(services: Services, game_id: int, mover: User) -> None:

@@ -116,6 +116,7 @@ class GameService:
         )
         self.registry = self.core.registry
         self.notices = GameNotices(hub)
+        self.core.tell = self.notices.in_transaction
         if bot_levels is None:
             from door.services.bots import level_names
 

@@ -45,6 +45,7 @@ from door.services.games.model import (
     outcome_from_json,
     outcome_to_json,
 )
+from door.services.notify import Notice
 from door.store.db import Database
 from door.store.records import (
     GameRecord,
@@ -84,6 +85,16 @@ class Change:
     """The user the action is done for (None: the server's own, e.g. a timeout)."""
     actor_checked: bool = False
     """Set inside the transaction once the actor is known not to be banned."""
+    begun: bool = False
+    """A new game (its named guests are invited)."""
+    declined_by: str | None = None
+    """The name of the invitee who declined (the game is cancelled)."""
+    notices: tuple[Notice, ...] | None = None
+    """What the change's transaction announced (None: it announced nothing yet)."""
+
+
+Tell = Callable[[Repository, GameSnapshot, Change], None]
+"""Works out and announces a change's notices inside its transaction (GameNotices)."""
 
 
 class GameCore:
@@ -103,6 +114,9 @@ class GameCore:
         self.clock = clock
         self.rng = rng
         self.cache = cache
+        self.tell: Tell | None = None
+        """Called inside each action's transaction with its new snapshot (the game
+        service sets it to ``GameNotices.in_transaction``)."""
 
     def rules_for(self, kind: str) -> AnyRules:
         """The rules of ``kind``; ``LobbyError`` if there is no such game."""
@@ -126,6 +140,8 @@ class GameCore:
         """Run ``action`` in one write transaction for ``change.actor``, refused with
         ``BannedError`` (nothing written) if that user is banned; a lost optimistic-lock
         race becomes StaleVersionError with the game ``change.game_id`` as it is now.
+        An action that returns the game's new snapshot has :attr:`tell` announce the
+        change's notices in the same transaction (``change.notices``).
 
         The actor is looked up before ``action`` runs, unless ``checked_by_move``: then
         the move's own versioned write reads the ban (:meth:`commit` with a ``mover``),
@@ -135,6 +151,7 @@ class GameCore:
 
         def guarded(repo: Repository) -> T:
             change.actor_checked = False
+            change.notices = None
             if not checked_by_move:
                 self.check_actor(repo, change)
             try:
@@ -145,6 +162,9 @@ class GameCore:
                 raise
             if not change.actor_checked:
                 self.check_actor(repo, change)
+            if self.tell is not None and isinstance(result, GameSnapshot):
+                # the notices go out with the commit (and not at all without one)
+                self.tell(repo, result, change)
             return result
 
         try:
@@ -227,20 +247,27 @@ class GameCore:
 
     def save_loaded(
         self, repo: Repository, game: GameRecord, loaded: Loaded, seat: int | None,
-        change: Change,
+        change: Change, events: Sequence[NewEvent], now: datetime,
     ) -> tuple[SeatRecord, ...]:  # fmt: skip
-        """Write ``game`` over ``loaded``'s game; the seats as they stand after. A game
-        from the cache (unconfirmed) that is not the stored one any more raises
-        ``Unconfirmed``. A move (``seat`` given, for ``change.actor``) reads back with
-        the write that seat's last-seen mark and whether the actor is banned
-        (``BannedError``: the transaction is rolled back)."""
+        """Write ``game`` over ``loaded``'s game and append ``events`` (the last one
+        numbered ``game.last_seq``); the seats as they stand after. A game from the cache
+        (unconfirmed) that is not the stored one any more raises ``Unconfirmed``. A move
+        (``seat`` given, for ``change.actor``) reads back with the write that seat's
+        last-seen mark and whether the actor is banned (``BannedError``: the transaction
+        is rolled back), and appends in the same statement where the backend can."""
         was = loaded.game
         actor = change.actor
         if seat is None or actor is None or not is_stored_id(actor):
             if not repo.save_game(game, was.version, was.snapshot):
                 raise Stale() if loaded.confirmed else Unconfirmed()
+            self.append(repo, game.id, was.last_seq + 1, events, now)
             return loaded.seats
-        found = repo.save_game_seen(game, was.version, was.snapshot, seat, actor)
+        try:
+            found = repo.save_game_seen_appending(
+                game, was.version, was.snapshot, seat, actor, events, now
+            )
+        except ConflictError:
+            raise Stale() from None
         if found is None:
             raise Stale() if loaded.confirmed else Unconfirmed()
         seen, banned = found
@@ -295,11 +322,11 @@ class GameCore:
             summary=rules.describe(state), status=status, to_act=to_act, deadline=deadline,
             finished_at=finished_at, outcome=outcome_json, version=game.version + 1,
         )  # fmt: skip
-        # The versioned UPDATE comes first: it takes the row lock, so a concurrent action
-        # waits here and then finds the version moved on, instead of colliding on the
-        # events' primary key.
-        seats = self.save_loaded(repo, new, loaded, mover, change)
-        self.append(repo, game.id, game.last_seq + 1, logged, now)
+        # The versioned UPDATE comes first (and the events after it, in the same
+        # statement on PostgreSQL): it takes the row lock, so a concurrent action waits
+        # there and then finds the version moved on, instead of colliding on the events'
+        # primary key.
+        seats = self.save_loaded(repo, new, loaded, mover, change, logged, now)
         if outcome is not None:
             users = [s.user_id for s in sorted(loaded.seats, key=lambda s: s.seat)]
             rating_rules.record_result(

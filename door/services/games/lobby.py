@@ -81,7 +81,7 @@ class Lobby:
         ]
         state = rules.new_game(len(seats), opts)
         now = core.clock.now()
-        change = Change(0, actor=creator_id)
+        change = Change(0, actor=creator_id, begun=True)
         draft = GameRecord(
             id=0, kind=kind, options=opts, status="open", snapshot=dump_state(rules, state),
             version=0, to_act=None, deadline=None, deadline_hours=deadline_hours,
@@ -111,7 +111,6 @@ class Lobby:
                 if attempt == 2:
                     raise LobbyError("the game could not be set up; please try again") from None
         self.notices.after_commit(snapshot, change)
-        self.notices.invited(snapshot)
         return snapshot.info
 
     def _fill(
@@ -270,6 +269,7 @@ class Lobby:
             if game.status != "open" or not kept:
                 raise LobbyError("there is no invitation for you in that game")
             who.append(kept[0].user_name or "a player")
+            change.declined_by = who[0]
             new = replace(
                 game, last_seq=game.last_seq + 1, updated_at=now, version=game.version + 1,
                 status="abandoned", finished_at=now, summary=f"declined by {who[0]}",
@@ -281,7 +281,7 @@ class Lobby:
             return core.read_snapshot(repo, game_id, user_id)
 
         snapshot = await core.act(change, action, viewer=user_id)
-        self.notices.declined(snapshot, who[0], user_id)
+        self.notices.deliver(snapshot, change)
         return snapshot.info
 
     async def list_games(

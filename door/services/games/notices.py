@@ -1,9 +1,11 @@
-"""What players hear after a committed change: invitations, joins, moves, their turn,
-the end.
+"""What players hear about a change: invitations, joins, moves, their turn, the end.
 
-Notices go out through the :class:`~door.services.notify.Hub` (this process's sessions,
-and with PostgreSQL every process's) only after the change committed, so nobody is told
-of a move that did not happen.
+The notices of a change are worked out inside its own transaction (:meth:`GameNotices.
+in_transaction`, which :class:`~door.services.games.core.GameCore` calls once the action
+has its new snapshot) and announced there to the other processes, if there are any
+(``Hub.announcement``: on PostgreSQL one NOTIFY, delivered at commit and never for a
+change rolled back); this process's sessions get them after the commit
+(:meth:`GameNotices.after_commit`), so nobody is told of a move that did not happen.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from typing import Any
 
 from door.services.games.core import AfterCommit, Change
 from door.services.games.model import GameInfo, GameSnapshot
-from door.services.notify import Hub, Notice, NoticeKind
+from door.services.notify import Hub, Notice
 from door.services.ratings import match_length
+from door.store.repository import Repository
 
 
 def game_terms(kind: str, options: Mapping[str, Any]) -> str:
@@ -57,20 +60,23 @@ class GameNotices:
         self.on_after_commit: AfterCommit | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
 
-    def after_commit(self, snapshot: GameSnapshot, change: Change) -> None:
+    def of_change(self, snapshot: GameSnapshot, change: Change) -> list[Notice]:
+        """Every notice of ``change``, whose game is now ``snapshot``."""
         info = snapshot.info
         players = tuple(
             s.user_id for s in info.seats if s.user_id is not None and s.kind in ("user", "bot")
         )
         others = tuple(u for u in players if u != change.actor)
-        notices: list[tuple[NoticeKind, tuple[int, ...], str]] = []
+        seq = info.last_seq
         title = f"{info.title} #{info.id}"
+        out: list[Notice] = []
         if change.joined or change.started:
-            notices.append(("joined", others, f"{title}: a player joined"))
+            out.append(Notice(info.id, "joined", others, f"{title}: a player joined", seq))
         if change.moved:
-            notices.append(("move", others, f"{title}: a move was made"))
+            out.append(Notice(info.id, "move", others, f"{title}: a move was made", seq))
         if info.status == "finished":
-            notices.append(("finished", players, f"{title} is over: {info.summary}"))
+            text = f"{title} is over: {info.summary}"
+            out.append(Notice(info.id, "finished", players, text, seq))
         elif info.status == "active" and info.to_act is not None and (
             change.moved or change.started
         ):
@@ -78,8 +84,50 @@ class GameNotices:
                 s.user_id for s in info.seats if s.seat == info.to_act and s.user_id is not None
             )
             if waiting:
-                notices.append(("your_turn", waiting, f"{title}: it is your turn"))
-        self._publish(info, notices)
+                text = f"{title}: it is your turn"
+                out.append(Notice(info.id, "your_turn", waiting, text, seq))
+        if change.begun:
+            guests = tuple(s.user_id for s in info.seats if s.kind == "reserved" and s.user_id)
+            if guests:
+                text = f"{creator_name(info)} invites you to {titled(info)}, game #{info.id}"
+                out.append(Notice(info.id, "invited", guests, text, seq))
+        if change.declined_by is not None:
+            others = tuple(
+                s.user_id for s in info.seats
+                if s.user_id is not None and s.user_id != change.actor
+                and s.kind in ("user", "reserved")
+            )  # fmt: skip
+            if others:
+                text = (
+                    f"{change.declined_by} declined {titled(info)} #{info.id}: "
+                    "the game is cancelled"
+                )
+                out.append(Notice(info.id, "declined", others, text, seq))
+        return out
+
+    def in_transaction(self, repo: Repository, snapshot: GameSnapshot, change: Change) -> None:
+        """Work out ``change``'s notices (kept in ``change.notices`` for after the
+        commit) and announce them to the other processes in this transaction."""
+        notices = self.of_change(snapshot, change)
+        change.notices = tuple(notices)
+        told = self.hub.announcement(notices) if notices else None
+        if told is not None:
+            repo.announce(*told)
+
+    def deliver(self, snapshot: GameSnapshot, change: Change) -> None:
+        """Hand ``change``'s notices to this process's subscribers, once it committed.
+        A change whose transaction did not announce them (``change.notices`` unset) is
+        published now, to every process."""
+        if change.notices is None:
+            for notice in self.of_change(snapshot, change):
+                self.hub.publish(notice)
+            return
+        for notice in change.notices:
+            self.hub.deliver(notice)
+
+    def after_commit(self, snapshot: GameSnapshot, change: Change) -> None:
+        """:meth:`deliver`, then the after-commit hook."""
+        self.deliver(snapshot, change)
         hook = self.on_after_commit
         if hook is not None:
             result = hook(snapshot)
@@ -87,28 +135,3 @@ class GameNotices:
                 task = asyncio.ensure_future(result)
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
-
-    def invited(self, snapshot: GameSnapshot) -> None:
-        """Tell each named player of a just-begun game that a seat waits for them."""
-        info = snapshot.info
-        guests = tuple(s.user_id for s in info.seats if s.kind == "reserved" and s.user_id)
-        if guests:
-            text = f"{creator_name(info)} invites you to {titled(info)}, game #{info.id}"
-            self._publish(info, [("invited", guests, text)])
-
-    def declined(self, snapshot: GameSnapshot, who: str, by: int) -> None:
-        """Tell the other players that ``who`` declined and the game is cancelled."""
-        info = snapshot.info
-        others = tuple(
-            s.user_id for s in info.seats
-            if s.user_id is not None and s.user_id != by and s.kind in ("user", "reserved")
-        )  # fmt: skip
-        if others:
-            text = f"{who} declined {titled(info)} #{info.id}: the game is cancelled"
-            self._publish(info, [("declined", others, text)])
-
-    def _publish(
-        self, info: GameInfo, notices: list[tuple[NoticeKind, tuple[int, ...], str]]
-    ) -> None:
-        for kind, users, text in notices:
-            self.hub.publish(Notice(info.id, kind, users, text, info.last_seq))
