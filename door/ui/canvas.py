@@ -122,7 +122,7 @@ class StyleTable:
                 # character: a text is one new tuple (a list row's 70 pairs each were
                 # young objects that every garbage collection walked)
                 glyph = self._glyph_cells.get(id(style))
-                if glyph is None or len(glyph) >= GLYPH_CELLS_KEPT:
+                if glyph is None or glyph.style is not style or len(glyph) >= GLYPH_CELLS_KEPT:
                     glyph = self._glyph_cells[id(style)] = _GlyphCells(style)
                 cells = tuple(map(glyph.__getitem__, text))
             memo[text] = cells
