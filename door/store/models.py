@@ -58,8 +58,36 @@ class _SqliteUTCText(sqlite.DATETIME):
         return process
 
 
+def _utc_from_sqlite(value: str | None) -> datetime | None:
+    """A stored text as an aware UTC datetime, in one step: the text carries no zone, and
+    ``fromisoformat`` of it with ``+00:00`` added gives ``UTC`` itself (``replace`` after
+    the parse would cost as much again as the parse)."""
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(value + "+00:00")
+    except ValueError:  # a text written with its own offset (not by door)
+        return datetime.fromisoformat(value).astimezone(UTC)
+
+
+def _utc_to_sqlite(value: datetime | None) -> str | None:
+    """An aware datetime as the stored text (UTC, no zone), in one step."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        raise ValueError("naive datetime given to a UTC column")
+    if value.tzinfo is not UTC:  # the services' clocks give UTC already
+        value = value.astimezone(UTC)
+    return value.isoformat(" ", "microseconds")[:-6]  # without its "+00:00"
+
+
 class UTCDateTime(TypeDecorator[datetime]):
-    """A datetime stored in UTC and returned timezone-aware on every backend."""
+    """A datetime stored in UTC and returned timezone-aware on every backend.
+
+    On SQLite each value is converted by one function each way (``_utc_from_sqlite``,
+    ``_utc_to_sqlite``) rather than by the decorator's hooks wrapped around the text
+    type's own processor: a game row has four of these columns, and the game lists
+    read a page of rows on every switch (bench/session_keys.py)."""
 
     impl = DateTime(timezone=True)
     cache_ok = True
@@ -69,6 +97,16 @@ class UTCDateTime(TypeDecorator[datetime]):
             return dialect.type_descriptor(_SqliteUTCText())  # type: ignore[no-untyped-call]
         return dialect.type_descriptor(DateTime(timezone=True))
 
+    def bind_processor(self, dialect: Dialect) -> Callable[[Any], Any] | None:
+        if dialect.name == "sqlite":
+            return _utc_to_sqlite
+        return super().bind_processor(dialect)
+
+    def result_processor(self, dialect: Dialect, coltype: object) -> Callable[[Any], Any] | None:
+        if dialect.name == "sqlite":
+            return _utc_from_sqlite
+        return super().result_processor(dialect, coltype)
+
     def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
@@ -76,8 +114,6 @@ class UTCDateTime(TypeDecorator[datetime]):
             raise ValueError("naive datetime given to a UTC column")
         if value.tzinfo is not UTC:  # the services' clocks give UTC already
             value = value.astimezone(UTC)
-        if dialect.name == "sqlite":
-            return value.replace(tzinfo=None)
         return value
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:

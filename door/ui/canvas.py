@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import groupby, repeat
+from itertools import groupby
 from operator import itemgetter
 from typing import Any
 
@@ -49,7 +49,22 @@ ALIASES_KEPT = 4096
 """Style objects (not values) the style table remembers the canonical one of."""
 
 
+GLYPH_CELLS_KEPT = 4096
+"""Glyphs a style table keeps the cell of, per style (then it starts afresh)."""
+
 _UNKNOWN: Any = object()  # a text not looked at yet (see narrow_cells)
+
+
+class _GlyphCells(dict[str, Cell]):
+    """The cell of each glyph in one canonical style, made when first asked for."""
+
+    def __init__(self, style: Style) -> None:
+        super().__init__()
+        self.style = style
+
+    def __missing__(self, glyph: str) -> Cell:
+        cell = self[glyph] = (glyph, self.style)
+        return cell
 
 
 class StyleTable:
@@ -71,6 +86,9 @@ class StyleTable:
         self._seen: list[Style] = [DEFAULT]
         self._sgr: dict[tuple[int, int, int], str] = {}
         self._cells: dict[int, dict[str, tuple[Cell, ...] | None]] = {}
+        # canonical style's id → its cell of each glyph: the cells of every text in that
+        # style are the same few tuples (see narrow_cells)
+        self._glyph_cells: dict[int, _GlyphCells] = {}
 
     def canonical(self, style: Style) -> Style:
         """The one object of ``style``'s value."""
@@ -98,7 +116,16 @@ class StyleTable:
         if cells is _UNKNOWN:
             if len(memo) >= NARROW_CELLS_KEPT:
                 memo.clear()
-            cells = memo[text] = tuple(zip(text, repeat(style))) if _all_narrow(text) else None
+            cells = None
+            if _all_narrow(text):
+                # one shared cell per glyph and style rather than a new pair per
+                # character: a text is one new tuple (a list row's 70 pairs each were
+                # young objects that every garbage collection walked)
+                glyph = self._glyph_cells.get(id(style))
+                if glyph is None or glyph.style is not style or len(glyph) >= GLYPH_CELLS_KEPT:
+                    glyph = self._glyph_cells[id(style)] = _GlyphCells(style)
+                cells = tuple(map(glyph.__getitem__, text))
+            memo[text] = cells
         return cells
 
     def sgr_between(self, cur: Style | None, new: Style, colors: int) -> str:
