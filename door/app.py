@@ -161,10 +161,15 @@ class App:
         cfg = self.config
         limits = cfg.limits
         if self.services is None:
-            from door.services import build_services
             from door.store.files import make_private_dir
 
             make_private_dir(cfg.data_dir)  # 0700 when made here: it holds the secrets
+        # the key before the database: a key file that cannot be used stops the start early
+        ssh_wanted = ssh_port is not None or bool(cfg.server.ssh_port)
+        host_key = load_host_key(cfg.host_key_path) if ssh_wanted else None
+        if self.services is None:
+            from door.services import build_services
+
             self.services = await build_services(cfg)
         self.accounts = ThrottledAccounts(
             self.services.accounts, hashing_slots(limits.login_concurrency)
@@ -186,13 +191,13 @@ class App:
             self._servers.append(server)
             self.ports["telnet"] = server.sockets[0].getsockname()[1]
         port = cfg.server.ssh_port if ssh_port is None else ssh_port
-        if ssh_port is not None or port:
+        if host_key is not None:
             acceptor = await start_ssh(
                 host,
                 port,
                 self._ssh_session,
                 accounts=self.accounts,
-                host_key=load_host_key(cfg.host_key_path),
+                host_key=host_key,
                 settings=SSHSettings(
                     connection,
                     login_timeout=limits.login_deadline_s or 120.0,
