@@ -209,6 +209,7 @@ async def measure(
     server.stop()
     await reader.close()
     stored = await database.moves()
+    log_tail = server.log.read_text(errors="replace").splitlines()[-15:]
     stalls = json.loads(stall_file.read_text()) if stall_file.exists() else {"long": []}
 
     acked = [a for p in players for a in p.stats.acked]
@@ -224,6 +225,7 @@ async def measure(
     errors = [p.stats.error for p in players + burst if p.stats.error]
     if errors:
         print("first errors:", errors[:3], flush=True)
+        print("the server's log ends:", *log_tail, sep="\n  ", flush=True)
     print(f"echo: {players_n} connections, {args.echo_seconds}s", flush=True)
     echo = await run_echo(players_n, args.echo_seconds, gap, args.rate * 5, args.seed)
     p99 = pct(steady, 99)

@@ -49,7 +49,6 @@ class Worker:
     quick_deaths: int = 0
     ready: asyncio.Future[str] | None = None
     pump: asyncio.Task[None] | None = None
-    restarts: int = 0
 
 
 def describe_exit(status: int | None) -> str:
@@ -158,11 +157,9 @@ class Supervisor:
         )
         worker.pid = worker.proc.pid
         worker.started_at = loop.time()
-        worker.pump = asyncio.create_task(self._pump(worker, worker.proc, worker.ready))
+        worker.pump = asyncio.create_task(self._pump(worker.proc, worker.ready))
 
-    async def _pump(
-        self, worker: Worker, proc: asyncio.subprocess.Process, ready: asyncio.Future[str]
-    ) -> None:
+    async def _pump(self, proc: asyncio.subprocess.Process, ready: asyncio.Future[str]) -> None:
         """Pass the worker's output on; its first ready line settles ``ready`` instead."""
         assert proc.stdout is not None
         while True:
@@ -197,7 +194,6 @@ class Supervisor:
             )  # fmt: skip
             await asyncio.sleep(delay)
             await self._spawn(worker)
-            worker.restarts += 1
             assert worker.ready is not None
             with contextlib.suppress(WorkerStartError):
                 await asyncio.shield(worker.ready)
