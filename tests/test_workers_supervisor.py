@@ -70,12 +70,13 @@ async def test_a_worker_that_keeps_dying_young_is_started_again_ever_later(
 
 
 async def test_stop_sends_sigterm_and_waits_for_the_worker_to_finish() -> None:
-    body = (
-        "import signal, time; signal.signal(signal.SIGTERM, lambda *a: None or "
-        "(print('bye', flush=True), sys.exit(0))); time.sleep(30)"
-    )
+    # ready only once the SIGTERM handler is in place
+    command = [sys.executable, "-c", (
+        "import signal, sys, time; signal.signal(signal.SIGTERM, lambda *a: "
+        "(print('bye', flush=True), sys.exit(0))); print('ready', flush=True); time.sleep(30)"
+    )]  # fmt: skip
     said: list[str] = []
-    supervisor = Supervisor([worker(body)], ready_prefix="ready", stop_timeout=5,
+    supervisor = Supervisor([command], ready_prefix="ready", stop_timeout=5,
                             out=said.append)  # fmt: skip
     await supervisor.start()
     supervisor.request_stop()
