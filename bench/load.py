@@ -1,9 +1,12 @@
 """Load: N telnet and M SSH players playing backgammon by turns against one ``door serve``.
 
 Set-up (said again in the output): the users, and a backgammon money game between each
-pair of them, are created through the services on the server's SQLite file BEFORE the
-server starts (one real scrypt hash shared by every user, so set-up takes seconds).
-Then ``door serve`` runs in a subprocess (127.0.0.1, ephemeral ports, temp data dir) and
+pair of them, are created through the services on the server's database BEFORE the
+server starts (one real scrypt hash shared by every user, so set-up takes seconds): the
+SQLite file in a temp data dir, or with ``--database-url`` a scratch database made for
+the run on that PostgreSQL server (and dropped after).
+Then ``door serve`` runs in a subprocess (127.0.0.1, ephemeral ports, temp data dir; with
+``--workers N`` as N processes sharing the ports, PostgreSQL only) and
 the players connect, ramped at ``--rate`` a second, log in (telnet: the Name/Password
 dialogue; SSH: password auth), and press a key every 1–3 s (uniform; 2 s on average): on
 their turn they roll and type a legal play (picked with the rules from the game's
@@ -12,13 +15,15 @@ otherwise they browse (IDs toggle, main menu, rank list, game lists) and come ba
 
 Measured over the steady window after the ramp (``--seconds``): keystroke-to-screen
 latency (key sent → first byte of the screen update), moves acknowledged on screen per
-second, server CPU (/proc/<pid>/stat) and RSS. Then a burst of ``--burst`` logins at once
-while the players go on (their latency during it is reported apart). Afterwards every move
-a player saw acknowledged is looked for in the database (``lost_moves``), and a bare
-asyncio echo server takes the same number of connections at the same key rate
+second, server CPU (/proc/<pid>/stat; with workers, every worker's summed) and RSS. Then
+a burst of ``--burst`` logins at once while the players go on (their latency during it is
+reported apart). Afterwards every move a player saw acknowledged is looked for in the
+database (``lost_moves``: whichever worker served it, every move is in the one database),
+and a bare asyncio echo server takes the same number of connections at the same key rate
 (``ratio_vs_echo`` = door p99 / echo p99).
 
     python3 bench/load.py [--telnet 500] [--ssh 50] [--seconds 60] [--rate 5] [--burst 100]
+        [--database-url postgresql+asyncpg://user@host/postgres] [--workers 2]
 
 The last line is one JSON object: ``p99_ms``, ``p50_ms``, ``ratio_vs_echo``,
 ``lost_moves``, ``moves_per_s``, ``server_cpu_pct``, ``server_rss_mib``, ``clients`` and
@@ -42,17 +47,15 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from loadlib import (
-    GameReader,
+    BenchDatabase,
     Player,
     Server,
     count_lost,
     cpu_seconds,
-    db_moves,
     free_port,
     loop_lag,
     pct,
     prepare,
-    rss_kib,
     run_echo,
     write_config,
 )
@@ -94,104 +97,120 @@ def gc_figures(pauses: list[list[Any]], s_t0: float, s_t1: float) -> dict[str, A
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(args.seed)
-    players_n = args.telnet + args.ssh
     names = [f"tel{i:04d}" for i in range(args.telnet)] + [f"ssh{i:04d}" for i in range(args.ssh)]
     burst_names = [f"bur{i:04d}" for i in range(args.burst)]
     gap = (args.gap_min, args.gap_max)
     with tempfile.TemporaryDirectory(prefix="door-load-") as tmp:
         data_dir = Path(tmp)
-        t0 = time.monotonic()
-        games = await prepare(data_dir, names + burst_names, players_n // 2)
-        print(
-            f"set-up: {len(names) + len(burst_names)} users and {players_n // 2} backgammon "
-            f"money games between pairs created through the services on the SQLite file "
-            f"before the server started ({time.monotonic() - t0:.1f}s)",
-            flush=True,
+        database = BenchDatabase(data_dir, args.database_url)
+        await database.create()
+        try:
+            return await measure(args, rng, names, burst_names, gap, data_dir, database)
+        finally:
+            await database.drop()
+
+
+async def measure(
+    args: argparse.Namespace, rng: random.Random, names: list[str], burst_names: list[str],
+    gap: tuple[float, float], data_dir: Path, database: BenchDatabase,
+) -> dict[str, Any]:
+    """The run itself, on the prepared data dir and database."""
+    players_n = args.telnet + args.ssh
+    t0 = time.monotonic()
+    games = await prepare(data_dir, names + burst_names, players_n // 2, database.url)
+    where = "PostgreSQL database" if database.is_postgresql else "SQLite file"
+    print(
+        f"set-up: {len(names) + len(burst_names)} users and {players_n // 2} backgammon "
+        f"money games between pairs created through the services on the {where} "
+        f"before the server started ({time.monotonic() - t0:.1f}s)",
+        flush=True,
+    )
+    config = write_config(data_dir, players_n + args.burst, database.url)
+    server = Server(data_dir, config, free_port(), free_port() if args.ssh else 0,
+                    workers=args.workers)  # fmt: skip
+    stall_file = data_dir / "loop-stalls.json"
+    server.start(stall_file=stall_file)
+    start_s = await server.wait_serving()
+    print(f"server pids {server.pids()} serving after {start_s:.2f}s", flush=True)
+    reader = await database.reader()
+    players = [
+        Player(
+            name, "telnet" if name.startswith("tel") else "ssh", "127.0.0.1",
+            server.telnet_port if name.startswith("tel") else server.ssh_port,
+            games.get(name), reader, random.Random(rng.random()), gap,
         )
-        config = write_config(data_dir, players_n + args.burst)
-        server = Server(data_dir, config, free_port(), free_port() if args.ssh else 0)
-        stall_file = data_dir / "loop-stalls.json"
-        server.start(stall_file=stall_file)
-        start_s = await server.wait_serving()
-        print(f"server pid {server.pid} serving after {start_s:.2f}s", flush=True)
-        reader = GameReader(data_dir / "door.sqlite3")
-        players = [
-            Player(
-                name, "telnet" if name.startswith("tel") else "ssh", "127.0.0.1",
-                server.telnet_port if name.startswith("tel") else server.ssh_port,
-                games.get(name), reader, random.Random(rng.random()), gap,
-            )
-            for name in names
-        ]
-        rng.shuffle(players)  # telnet and SSH logins interleaved in the ramp
-        stop = asyncio.Event()
-        lag: list[float] = []
-        lag_task = asyncio.create_task(loop_lag(lag, stop))
-        me = os.getpid()
-        load_before = os.getloadavg()[0]
-        tasks: list[asyncio.Task[None]] = []
+        for name in names
+    ]
+    rng.shuffle(players)  # telnet and SSH logins interleaved in the ramp
+    stop = asyncio.Event()
+    lag: list[float] = []
+    lag_task = asyncio.create_task(loop_lag(lag, stop))
+    me = os.getpid()
+    load_before = os.getloadavg()[0]
+    tasks: list[asyncio.Task[None]] = []
 
-        async def live(p: Player) -> None:
-            await p.login()
-            if p.stats.error is None:
-                await p.play(stop)
+    async def live(p: Player) -> None:
+        await p.login()
+        if p.stats.error is None:
+            await p.play(stop)
 
-        ramp_t0 = time.monotonic()
-        cpu_ramp0 = cpu_seconds(server.pid)
-        for p in players:
-            tasks.append(asyncio.create_task(live(p)))
-            await asyncio.sleep(1.0 / args.rate)
-        while any(p.stats.login_ms is None and p.stats.error is None for p in players):
-            await asyncio.sleep(0.1)
-        ramp_t1 = time.monotonic()
-        ramp_cpu = cpu_seconds(server.pid) - cpu_ramp0
-        logged_in = sum(1 for p in players if p.stats.login_ms is not None)
-        print(f"ramp: {logged_in}/{players_n} logged in over {ramp_t1 - ramp_t0:.1f}s", flush=True)
+    ramp_t0 = time.monotonic()
+    cpu_ramp0 = server.cpu_seconds()
+    for p in players:
+        tasks.append(asyncio.create_task(live(p)))
+        await asyncio.sleep(1.0 / args.rate)
+    while any(p.stats.login_ms is None and p.stats.error is None for p in players):
+        await asyncio.sleep(0.1)
+    ramp_t1 = time.monotonic()
+    ramp_cpu = server.cpu_seconds() - cpu_ramp0
+    logged_in = sum(1 for p in players if p.stats.login_ms is not None)
+    print(f"ramp: {logged_in}/{players_n} logged in over {ramp_t1 - ramp_t0:.1f}s", flush=True)
 
-        # Steady state.
-        s_t0, s_cpu0, c_cpu0 = time.monotonic(), cpu_seconds(server.pid), cpu_seconds(me)
-        lag_start = len(lag)
-        spy = None
-        if args.profile:
-            # py-spy samples the server's stacks during the steady window (not a dependency:
-            # pip install py-spy); --format speedscope or flamegraph by the file's suffix.
-            fmt = "speedscope" if args.profile.endswith(".json") else (
-                "raw" if args.profile.endswith(".txt") else "flamegraph")
-            spy = await asyncio.create_subprocess_exec(
-                "py-spy", "record", "--pid", str(server.pid), "--duration",
-                str(int(args.seconds)), "--rate", "200", "--format", fmt, "--output",
-                args.profile, "--nonblocking", stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.DEVNULL,
-            )  # fmt: skip
-        await asyncio.sleep(args.seconds)
-        s_t1, s_cpu1, c_cpu1 = time.monotonic(), cpu_seconds(server.pid), cpu_seconds(me)
-        rss = rss_kib(server.pid)
-        steady_lag = lag[lag_start:]
-        print(f"steady: {args.seconds}s measured", flush=True)
-        if spy is not None:
-            await spy.wait()
+    # Steady state.
+    s_t0, s_cpu0, c_cpu0 = time.monotonic(), server.cpu_seconds(), cpu_seconds(me)
+    lag_start = len(lag)
+    spy = None
+    if args.profile and args.workers == 1:
+        # py-spy samples the server's stacks during the steady window (not a dependency:
+        # pip install py-spy); --format speedscope or flamegraph by the file's suffix.
+        fmt = "speedscope" if args.profile.endswith(".json") else (
+            "raw" if args.profile.endswith(".txt") else "flamegraph")
+        spy = await asyncio.create_subprocess_exec(
+            "py-spy", "record", "--pid", str(server.pid), "--duration",
+            str(int(args.seconds)), "--rate", "200", "--format", fmt, "--output",
+            args.profile, "--nonblocking", stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )  # fmt: skip
+    await asyncio.sleep(args.seconds)
+    s_t1, s_cpu1, c_cpu1 = time.monotonic(), server.cpu_seconds(), cpu_seconds(me)
+    rss = server.rss_kib()
+    steady_lag = lag[lag_start:]
+    print(f"steady: {args.seconds}s measured", flush=True)
+    if spy is not None:
+        await spy.wait()
 
-        # Burst: many logins at once while everyone plays on.
-        b_t0 = time.monotonic()
-        burst = [
-            Player(n, "telnet", "127.0.0.1", server.telnet_port, None, reader,
-                   random.Random(rng.random()), gap)
-            for n in burst_names
-        ]
-        if burst:
-            await asyncio.gather(*(b.login() for b in burst))
-        b_t1 = time.monotonic()
-        burst_cpu = cpu_seconds(server.pid) - s_cpu1
-        stop.set()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await asyncio.sleep(0.5)
-        for p in players + burst:
-            p.close()
-        lag_task.cancel()
-        server.stop()
-        reader.close()
-        stored = db_moves(data_dir / "door.sqlite3")
-        stalls = json.loads(stall_file.read_text()) if stall_file.exists() else {"long": []}
+    # Burst: many logins at once while everyone plays on.
+    b_t0 = time.monotonic()
+    burst = [
+        Player(n, "telnet", "127.0.0.1", server.telnet_port, None, reader,
+               random.Random(rng.random()), gap)
+        for n in burst_names
+    ]
+    if burst:
+        await asyncio.gather(*(b.login() for b in burst))
+    b_t1 = time.monotonic()
+    burst_cpu = server.cpu_seconds() - s_cpu1
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await asyncio.sleep(0.5)
+    for p in players + burst:
+        p.close()
+    lag_task.cancel()
+    server.stop()
+    await reader.close()
+    stored = await database.moves()
+    log_tail = server.log.read_text(errors="replace").splitlines()[-15:]
+    stalls = json.loads(stall_file.read_text()) if stall_file.exists() else {"long": []}
 
     acked = [a for p in players for a in p.stats.acked]
     lost = count_lost(acked, stored)
@@ -206,11 +225,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     errors = [p.stats.error for p in players + burst if p.stats.error]
     if errors:
         print("first errors:", errors[:3], flush=True)
+        print("the server's log ends:", *log_tail, sep="\n  ", flush=True)
     print(f"echo: {players_n} connections, {args.echo_seconds}s", flush=True)
     echo = await run_echo(players_n, args.echo_seconds, gap, args.rate * 5, args.seed)
     p99 = pct(steady, 99)
     result: dict[str, Any] = {
         "clients": players_n,
+        "database": "postgresql" if database.is_postgresql else "sqlite",
+        "workers": args.workers,
         "telnet": args.telnet,
         "ssh": args.ssh,
         "logged_in": logged_in,
@@ -288,9 +310,16 @@ def main() -> None:
     parser.add_argument("--gap-min", type=float, default=1.0, help="seconds between keys")
     parser.add_argument("--gap-max", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=8)
+    parser.add_argument("--database-url", default="", help="a PostgreSQL server's URL "
+                        "(postgresql+asyncpg://…): the run makes its own database there and "
+                        "drops it after; default: a SQLite file in the temp data dir")
+    parser.add_argument("--workers", type=int, default=1, help="door serve --workers N "
+                        "(PostgreSQL only)")
     parser.add_argument("--profile", default="", help="py-spy output file for the steady window "
                         "(.svg flame graph, .txt collapsed stacks, .json speedscope)")
     args = parser.parse_args()
+    if args.workers > 1 and not args.database_url:
+        parser.error("--workers needs --database-url (PostgreSQL)")
     result = asyncio.run(run(args))
     for key, value in result.items():
         print(f"{key:>24}: {value}")

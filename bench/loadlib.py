@@ -4,18 +4,20 @@ A :class:`Player` is one person at a terminal: it connects over telnet (a small 
 that answers the server's option negotiation: TTYPE xterm, NAWS 80×24) or SSH (asyncssh),
 logs in, and then presses one key at a time, each chosen from what its screen shows
 (:class:`ScreenModel`, a small VT100 model of the 80×24 screen) and from its game's current
-snapshot, read read-only from the SQLite file: roll, ``:`` then a legal play typed a
-character at a time and Enter, or browsing (the main menu, the rank list, the game lists,
-the IDs toggle) while the opponent thinks.
+snapshot, read read-only from the database (the SQLite file, or PostgreSQL): roll, ``:``
+then a legal play typed a character at a time and Enter, or browsing (the main menu, the
+rank list, the game lists, the IDs toggle) while the opponent thinks.
 
 Every key press is timed from the send to the first byte that comes back after it (the
 start of the screen update it causes). A move counts as *acknowledged* only when the
 screen says so ("You rolled …", "You played <the play>.", "You could not move"); every
 acknowledged move is later looked for in the database (:func:`count_lost`).
 
-Also here: the server subprocess (:class:`Server`), user and game set-up through the
-services before the server starts (:func:`prepare`), the bare asyncio echo server run for
-comparison (:func:`run_echo`), and /proc readings of CPU and RSS.
+Also here: the database the server uses (:class:`BenchDatabase`: the data dir's SQLite
+file, or a scratch database made for the run on a PostgreSQL server), the server
+subprocess (:class:`Server`, one process or ``door serve --workers N``), user and game
+set-up through the services before the server starts (:func:`prepare`), the bare asyncio
+echo server run for comparison (:func:`run_echo`), and /proc readings of CPU and RSS.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import json
 import os
 import random
 import re
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -66,6 +69,19 @@ def rss_kib(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     raise RuntimeError("no VmRSS")
+
+
+def child_pids(pid: int) -> list[int]:
+    """The live child processes of ``pid`` (the workers of ``door serve --workers``)."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            children.append(int(stat.parent.name))
+    return sorted(children)
 
 
 def free_port() -> int:
@@ -297,32 +313,52 @@ class PlayerStats:
 
 
 class GameReader:
-    """Read-only look at the games table (what a player could see on screen)."""
+    """Read-only look at the games table (what a player could see on screen): the SQLite
+    file, or (``pg_dsn``) the PostgreSQL database through a small asyncpg pool."""
 
-    def __init__(self, db_path: Path) -> None:
+    SQL = "SELECT status, to_act, snapshot, options, kind FROM games WHERE id = {}"
+
+    def __init__(self, db_path: Path | None = None, pg_dsn: str = "") -> None:
         from door.games.registry import build_registry
         from door.services.games import load_state
 
-        self._conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10)
+        self._conn = (
+            sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10)
+            if db_path is not None else None
+        )  # fmt: skip
+        self._dsn = pg_dsn
+        self._pool: Any = None
         self._registry = build_registry()
         self._load = load_state
+
+    async def open(self) -> GameReader:
+        if self._dsn:
+            import asyncpg
+
+            self._pool = await asyncpg.create_pool(self._dsn, min_size=1, max_size=4)
+        return self
 
     def rules(self, kind: str) -> Any:
         return self._registry[kind]
 
-    def game(self, game_id: int) -> tuple[str, int | None, Any] | None:
+    async def game(self, game_id: int) -> tuple[str, int | None, Any] | None:
         """(status, seat to act, state) of the game now."""
-        row = self._conn.execute(
-            "SELECT status, to_act, snapshot, options, kind FROM games WHERE id = ?", (game_id,)
-        ).fetchone()
+        if self._pool is not None:
+            row = await self._pool.fetchrow(self.SQL.format("$1"), game_id)
+        else:
+            assert self._conn is not None
+            row = self._conn.execute(self.SQL.format("?"), (game_id,)).fetchone()
         if row is None:
             return None
-        status, to_act, snapshot, options, kind = row
+        status, to_act, snapshot, options, kind = tuple(row)
         rules = self._registry[kind]
         return status, to_act, self._load(rules, snapshot, json.loads(options or "{}"))
 
-    def close(self) -> None:
-        self._conn.close()
+    async def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+        if self._pool is not None:
+            await self._pool.close()
 
 
 class Player:
@@ -501,7 +537,7 @@ class Player:
             return "game"
         return "other"
 
-    def next_key(self) -> bytes:
+    async def next_key(self) -> bytes:
         """The key this person presses now, from the screen and the game's snapshot."""
         if self._typing:
             if "Play: " not in self.screen.text():
@@ -513,7 +549,7 @@ class Player:
                     self._expect(f"You played {move}.", move)
                 return ch.encode()
         where = self.where()
-        now = self.reader.game(self.game[0]) if self.game is not None else None
+        now = await self.reader.game(self.game[0]) if self.game is not None else None
         my_turn = (
             now is not None and now[0] == "active" and self.game is not None
             and now[1] == self.game[1]
@@ -575,7 +611,7 @@ class Player:
                 self.stats.unacked += 1  # the screen never said the move was made
                 self._ack = None
             try:
-                key = self.next_key()
+                key = await self.next_key()
             except Exception as exc:  # a bug here must not silently stop the player
                 self.stats.error = f"{type(exc).__name__}: {exc}"
                 raise
@@ -585,19 +621,90 @@ class Player:
 # --------------------------------------------------------------------------- checks
 
 
+MOVES_SQL = (
+    "SELECT game_id, seat, payload FROM game_events WHERE kind = 'move' ORDER BY game_id, seq"
+)
+
+
 def db_moves(db_path: Path) -> dict[tuple[int, int], list[str]]:
-    """Every move event in the database: (game id, seat) → move texts, in order."""
+    """Every move event in the SQLite file: (game id, seat) → move texts, in order."""
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
     try:
-        out: dict[tuple[int, int], list[str]] = {}
-        for game_id, seat, payload in conn.execute(
-            "SELECT game_id, seat, payload FROM game_events WHERE kind = 'move' "
-            "ORDER BY game_id, seq"
-        ):
-            out.setdefault((game_id, seat), []).append(str(json.loads(payload).get("move")))
-        return out
+        return _moves(conn.execute(MOVES_SQL))
     finally:
         conn.close()
+
+
+def _moves(rows: Any) -> dict[tuple[int, int], list[str]]:
+    out: dict[tuple[int, int], list[str]] = {}
+    for game_id, seat, payload in rows:
+        out.setdefault((game_id, seat), []).append(str(json.loads(payload).get("move")))
+    return out
+
+
+class BenchDatabase:
+    """The database a benchmark's server uses: the data dir's SQLite file, or — given a
+    PostgreSQL ``server_url`` — a scratch database made on that server for the run (so
+    earlier runs' users and games are never in the way) and dropped by :meth:`drop`."""
+
+    def __init__(self, data_dir: Path, server_url: str = "") -> None:
+        self.data_dir = data_dir
+        self.server_url = server_url
+        self.url = ""  # the SQLAlchemy URL for door's [database] url ("" = SQLite)
+        self.name = ""
+        if server_url:
+            from sqlalchemy.engine import make_url
+
+            parsed = make_url(server_url)
+            if parsed.get_backend_name() != "postgresql":
+                raise SystemExit("--database-url must be a postgresql+asyncpg:// URL")
+            self.name = f"door_bench_{os.getpid()}_{int(time.time())}"
+            self.url = parsed.set(database=self.name).render_as_string(hide_password=False)
+
+    @property
+    def is_postgresql(self) -> bool:
+        return bool(self.url)
+
+    @property
+    def dsn(self) -> str:
+        """The URL for asyncpg (no SQLAlchemy driver name)."""
+        return self.url.replace("postgresql+asyncpg://", "postgresql://", 1)
+
+    async def _admin(self, statement: str) -> None:
+        from sqlalchemy import text
+        from sqlalchemy.ext.asyncio import create_async_engine
+
+        engine = create_async_engine(self.server_url, isolation_level="AUTOCOMMIT")
+        try:
+            async with engine.connect() as conn:
+                await conn.execute(text(statement))
+        finally:
+            await engine.dispose()
+
+    async def create(self) -> None:
+        if self.is_postgresql:
+            await self._admin(f"CREATE DATABASE {self.name}")
+
+    async def drop(self) -> None:
+        if self.is_postgresql:
+            await self._admin(f"DROP DATABASE IF EXISTS {self.name} WITH (FORCE)")
+
+    async def reader(self) -> GameReader:
+        if self.is_postgresql:
+            return await GameReader(pg_dsn=self.dsn).open()
+        return await GameReader(self.data_dir / "door.sqlite3").open()
+
+    async def moves(self) -> dict[tuple[int, int], list[str]]:
+        """Every move event stored: (game id, seat) → move texts, in order."""
+        if not self.is_postgresql:
+            return db_moves(self.data_dir / "door.sqlite3")
+        import asyncpg
+
+        conn = await asyncpg.connect(self.dsn)
+        try:
+            return _moves(await conn.fetch(MOVES_SQL))
+        finally:
+            await conn.close()
 
 
 def count_lost(acked: list[Acked], stored: dict[tuple[int, int], list[str]]) -> int:
@@ -622,10 +729,15 @@ def count_lost(acked: list[Acked], stored: dict[tuple[int, int], list[str]]) -> 
 # --------------------------------------------------------------------------- set-up
 
 
-async def prepare(data_dir: Path, names: list[str], pairs: int) -> dict[str, tuple[int, int]]:
+async def prepare(
+    data_dir: Path, names: list[str], pairs: int, database_url: str = ""
+) -> dict[str, tuple[int, int]]:
     """Create ``names`` (one real scrypt hash shared by all, computed once) and a
     backgammon money game between each of the first ``pairs`` pairs, through the services
-    on the SQLite file the server will use. Returns name → (game id, seat)."""
+    on the database the server will use (the SQLite file in ``data_dir``, or
+    ``database_url``). Returns name → (game id, seat)."""
+    from dataclasses import replace
+
     from door.config import load_config
     from door.services import accounts as accounts_module
     from door.services import build_services
@@ -634,9 +746,10 @@ async def prepare(data_dir: Path, names: list[str], pairs: int) -> dict[str, tup
     hashed = accounts_module.hash_password(PASSWORD)
     real = accounts_module.hash_password
     accounts_module.hash_password = lambda password, salt=None: hashed  # type: ignore[assignment]
-    services = await build_services(
-        load_config(data_dir=data_dir), start_background=False
-    )
+    config = load_config(data_dir=data_dir)
+    if database_url:
+        config = replace(config, database=replace(config.database, url=database_url))
+    services = await build_services(config, start_background=False)
     games: dict[str, tuple[int, int]] = {}
     try:
         users = {}
@@ -657,10 +770,13 @@ async def prepare(data_dir: Path, names: list[str], pairs: int) -> dict[str, tup
     return games
 
 
-def write_config(data_dir: Path, connections: int) -> Path:
+def write_config(data_dir: Path, connections: int, database_url: str = "") -> Path:
+    """door.toml for the benchmark: limits wide enough for every simulated player (each
+    worker of ``--workers`` has its own), no bots, and the database."""
     config = data_dir / "door.toml"
     config.write_text(
-        "[limits]\n"
+        (f'[database]\nurl = "{database_url}"\n' if database_url else "")
+        + "[limits]\n"
         f"max_connections = {connections + 200}\n"
         f"max_per_address = {connections + 200}\n"
         # every simulated player logs in from 127.0.0.1, many at once
@@ -672,28 +788,53 @@ def write_config(data_dir: Path, connections: int) -> Path:
 
 
 class Server:
-    """``door serve`` in a subprocess on 127.0.0.1 with fixed ports."""
+    """``door serve`` in a subprocess on 127.0.0.1 with fixed ports: one process, or with
+    ``workers`` > 1 a supervisor and its workers sharing the ports (PostgreSQL only). Its
+    standard error goes to ``server.log`` in the data dir."""
 
     def __init__(self, data_dir: Path, config: Path, telnet_port: int, ssh_port: int,
-                 extra: list[str] | None = None) -> None:
+                 extra: list[str] | None = None, workers: int = 1) -> None:
         self.data_dir = data_dir
         self.config = config
         self.telnet_port = telnet_port
         self.ssh_port = ssh_port
         self.extra = extra or []
+        self.workers = workers
         self.proc: subprocess.Popen[bytes] | None = None
         self.started_at = 0.0
+        self.log = data_dir / "server.log"
 
     @property
     def pid(self) -> int:
         assert self.proc is not None
         return self.proc.pid
 
+    def pids(self) -> list[int]:
+        """Every process serving now: the server, or the supervisor and its workers."""
+        return [self.pid, *child_pids(self.pid)] if self.workers > 1 else [self.pid]
+
+    def cpu_seconds(self) -> float:
+        """CPU time of every process serving now (a worker that died takes its share)."""
+        total = 0.0
+        for pid in self.pids():
+            with contextlib.suppress(OSError):
+                total += cpu_seconds(pid)
+        return total
+
+    def rss_kib(self) -> int:
+        total = 0
+        for pid in self.pids():
+            with contextlib.suppress(OSError, RuntimeError):
+                total += rss_kib(pid)
+        return total
+
     def command(self) -> list[str]:
+        workers = ["--workers", str(self.workers)] if self.workers > 1 else []
         return [
             sys.executable, "-m", "door", "serve", "--config", str(self.config),
             "--data-dir", str(self.data_dir), "--host", "127.0.0.1",
             "--telnet-port", str(self.telnet_port), "--ssh-port", str(self.ssh_port),
+            *workers,
         ]  # fmt: skip
 
     def start(self, prefix: list[str] | None = None, stall_file: Path | None = None) -> None:
@@ -701,23 +842,36 @@ class Server:
         if os.environ.get("DOOR_BENCH_SERVER_PYTHONPATH"):
             # e.g. a sitecustomize that instruments the server (profiling experiments)
             env["PYTHONPATH"] = os.environ["DOOR_BENCH_SERVER_PYTHONPATH"] + os.pathsep + str(ROOT)
-        elif stall_file is not None:
-            # bench/stallwatch/sitecustomize.py times every event-loop callback
+        elif stall_file is not None and self.workers == 1:
+            # bench/stallwatch/sitecustomize.py times every event-loop callback (one
+            # process: workers would all write the one file)
             env["PYTHONPATH"] = str(ROOT / "bench" / "stallwatch") + os.pathsep + str(ROOT)
             env["DOOR_STALL_FILE"] = str(stall_file)
         self.started_at = time.monotonic()
-        self.proc = subprocess.Popen(
-            (prefix or []) + self.command() + self.extra,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=self.data_dir,
-        )  # fmt: skip
+        with open(self.log, "ab") as err:
+            self.proc = subprocess.Popen(
+                (prefix or []) + self.command() + self.extra,
+                stdout=subprocess.PIPE, stderr=err, env=env, cwd=self.data_dir,
+            )  # fmt: skip
+
+    def _log_tail(self) -> str:
+        with contextlib.suppress(OSError):
+            return self.log.read_text(errors="replace")[-2000:]
+        return ""
 
     async def wait_serving(self, timeout: float = 60.0) -> float:
-        """Seconds from ``start()`` until the telnet port greets a connection."""
+        """Seconds from ``start()`` until the telnet port greets a connection (with
+        workers: once the supervisor says every worker is serving)."""
         end = time.monotonic() + timeout
+        if self.workers > 1:
+            assert self.proc is not None and self.proc.stdout is not None
+            line = await asyncio.wait_for(asyncio.to_thread(self.proc.stdout.readline), timeout)
+            if b"serving" not in line:
+                self.proc.wait(10)
+                raise RuntimeError(f"server exited ({self.proc.returncode}): {self._log_tail()}")
         while time.monotonic() < end:
             if self.proc is not None and self.proc.poll() is not None:
-                err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
-                raise RuntimeError(f"server exited ({self.proc.returncode}): {err[-2000:]}")
+                raise RuntimeError(f"server exited ({self.proc.returncode}): {self._log_tail()}")
             try:
                 reader, writer = await asyncio.open_connection("127.0.0.1", self.telnet_port)
             except OSError:
@@ -732,9 +886,28 @@ class Server:
         raise TimeoutError("the server did not start")
 
     def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        """SIGKILL every serving process, as a crash of the machine would end them: the
+        supervisor is frozen first (so it restarts no one and its workers do not see it
+        go), then the workers and the supervisor are killed."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        if self.workers > 1:
+            os.kill(self.pid, signal.SIGSTOP)
+        workers = self.pids()[1:]
+        for pid in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        self.proc.kill()
+        self.proc.wait()
+        for pid in workers:  # dead (a zombie at most) once its sockets are closed
+            for _ in range(500):
+                try:
+                    state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                except OSError:
+                    break
+                if state in ("Z", "X"):
+                    break
+                time.sleep(0.01)
 
     def stop(self, timeout: float = 30.0) -> None:
         if self.proc is None or self.proc.poll() is not None:
@@ -743,8 +916,7 @@ class Server:
         try:
             self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            self.kill()
 
 
 def door_check(data_dir: Path, config: Path) -> tuple[int, str]:

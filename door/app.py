@@ -13,11 +13,12 @@ import asyncio
 import contextlib
 import logging
 import signal
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import is_dataclass, replace
 from typing import Any
 
-from door.config import Config, LimitsConfig
+from door.config import Config, ConfigError, LimitsConfig
 from door.games.base import Refusal
 from door.net.base import BaseTerminal, ConnectionSettings
 from door.net.limits import (
@@ -105,6 +106,8 @@ class App:
 
     ``services`` (built here if not given; then closed on shutdown) and ``runner`` (the
     session entry point, default ``door.session.run_session``) can be passed in for tests.
+    ``share_ports`` listens with SO_REUSEPORT, so that the other workers of ``door serve
+    --workers`` can listen on the same ports.
     """
 
     def __init__(
@@ -113,8 +116,10 @@ class App:
         *,
         services: Any | None = None,
         runner: SessionRunner | None = None,
+        share_ports: bool = False,
     ) -> None:
         self.config = config
+        self.share_ports = share_ports
         self.services = services
         self._own_services = services is None
         limits = config.limits
@@ -156,10 +161,15 @@ class App:
         cfg = self.config
         limits = cfg.limits
         if self.services is None:
-            from door.services import build_services
             from door.store.files import make_private_dir
 
             make_private_dir(cfg.data_dir)  # 0700 when made here: it holds the secrets
+        # the key before the database: a key file that cannot be used stops the start early
+        ssh_wanted = ssh_port is not None or bool(cfg.server.ssh_port)
+        host_key = load_host_key(cfg.host_key_path) if ssh_wanted else None
+        if self.services is None:
+            from door.services import build_services
+
             self.services = await build_services(cfg)
         self.accounts = ThrottledAccounts(
             self.services.accounts, hashing_slots(limits.login_concurrency)
@@ -176,17 +186,18 @@ class App:
                 limiter=self.limiter,
                 guard=self.guard,
                 sessions=self.sessions,
+                reuse_port=self.share_ports,
             )
             self._servers.append(server)
             self.ports["telnet"] = server.sockets[0].getsockname()[1]
         port = cfg.server.ssh_port if ssh_port is None else ssh_port
-        if ssh_port is not None or port:
+        if host_key is not None:
             acceptor = await start_ssh(
                 host,
                 port,
                 self._ssh_session,
                 accounts=self.accounts,
-                host_key=load_host_key(cfg.data_dir),
+                host_key=host_key,
                 settings=SSHSettings(
                     connection,
                     login_timeout=limits.login_deadline_s or 120.0,
@@ -196,6 +207,7 @@ class App:
                 limiter=self.limiter,
                 guard=self.guard,
                 sessions=self.sessions,
+                reuse_port=self.share_ports,
             )
             self._servers.append(acceptor)
             self.ports["ssh"] = acceptor.get_port()
@@ -211,6 +223,7 @@ class App:
                 settings=RloginSettings(connection, bbs=bbs),
                 limiter=self.limiter,
                 sessions=self.sessions,
+                reuse_port=self.share_ports,
             )
             self._servers.append(server)
             self.ports["rlogin"] = server.sockets[0].getsockname()[1]
@@ -250,6 +263,7 @@ class App:
     async def _telnet_session(self, terminal: Any) -> None:
         services = self.services
         assert services is not None
+        log.info("telnet connection from %s", terminal.peer)
         try:
             user = await login_dialogue(
                 terminal,
@@ -270,6 +284,7 @@ class App:
     async def _ssh_session(self, terminal: Any, user: Any | None) -> None:
         services = self.services
         assert services is not None
+        log.info("ssh connection from %s", terminal.peer)
         try:
             if user is None:
                 user = await register_dialogue(
@@ -287,6 +302,7 @@ class App:
     async def _rlogin_session(self, terminal: Any) -> None:
         services = self.services
         assert services is not None
+        log.info("rlogin connection from %s", terminal.peer)
         request = terminal.request
         try:
             user = await services.accounts.bbs_user(request.tag, request.alias, source="rlogin")
@@ -333,29 +349,120 @@ def known_kinds(services: Any) -> set[str]:
         return set()
 
 
-async def start_server(config: Config) -> App:
+async def start_server(config: Config, *, share_ports: bool = False) -> App:
     """Start ``door serve``'s :class:`App`, then tune the runtime if ``[server]`` asks."""
     limit = raise_open_files(config.limits.max_connections + 64)
     if limit < config.limits.max_connections + 64:
         log.warning("only %d open files allowed: fewer than max_connections needs", limit)
-    app = App(config)
+    app = App(config, share_ports=share_ports)
     await app.start()
     tune_runtime(config.server.tune_runtime)
     return app
 
 
-async def serve(config: Config) -> int:
-    """Run the server until SIGTERM/SIGINT, then shut down gracefully; the exit status."""
-    app = await start_server(config)
+READY_PREFIX = "door: serving"
+"""How ``door serve`` says it is listening (its first line), and a worker that it is ready."""
+
+
+async def serve(config: Config, *, worker: int | None = None) -> int:
+    """Run the server until SIGTERM/SIGINT, then shut down gracefully; the exit status.
+
+    ``worker`` (1…N) runs it as one worker of ``door serve --workers N``: the ports are
+    shared with the other workers, and the server also stops when its supervisor does
+    (the pipe on standard input closes).
+    """
+    app = await start_server(config, share_ports=worker is not None)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, app.request_stop)
+    parent = None
+    if worker is not None:
+        from door.workers import watch_parent
+
+        parent = await watch_parent(app.request_stop)
     print(
-        "door: serving " + ", ".join(f"{k} on port {v}" for k, v in app.ports.items()),
+        READY_PREFIX + " " + ", ".join(f"{k} on port {v}" for k, v in app.ports.items()),
         flush=True,
     )
     await app.wait()
     await app.shutdown()
-    print("door: stopped", flush=True)
+    if parent is not None:
+        parent.close()
+    else:
+        print("door: stopped", flush=True)
     return 0
+
+
+WORKERS_NEED_POSTGRESQL = (
+    "--workers needs PostgreSQL: live updates between processes use LISTEN/NOTIFY; "
+    'set [database] url = "postgresql+asyncpg://…"'
+)
+
+
+def is_postgresql(url: str) -> bool:
+    """Whether a SQLAlchemy database URL names PostgreSQL (any driver)."""
+    return url.split(":", 1)[0].split("+", 1)[0] == "postgresql"
+
+
+def listener_ports(config: Config) -> dict[str, int]:
+    """The ports ``door serve`` listens on, by transport (0 = off, so left out)."""
+    server = config.server
+    wanted = {"telnet": server.telnet_port, "ssh": server.ssh_port, "rlogin": server.rlogin_port}
+    return {name: port for name, port in wanted.items() if port}
+
+
+async def prepare_shared(config: Config) -> None:
+    """What the workers would otherwise all race to do at once: look at the database and
+    upgrade it (as ``[database] auto_upgrade`` says), and make the SSH host key."""
+    from door.net.ssh import load_host_key
+    from door.store.db import Database
+
+    db = Database(config.database_url, busy_timeout_ms=config.database.busy_timeout_ms)
+    try:
+        await db.verify(upgrading=config.database.auto_upgrade)
+        if config.database.auto_upgrade:
+            await db.upgrade()
+    finally:
+        await db.dispose()
+    if config.server.ssh_port:
+        load_host_key(config.host_key_path)
+
+
+async def serve_workers(config: Config, commands: list[list[str]]) -> int:
+    """``door serve --workers N``: the database upgraded and the host key made once, then
+    one worker process per command (each ``door serve`` as worker i), kept running until
+    SIGTERM/SIGINT, which is passed on to them; the exit status.
+
+    Each worker has its own ``[limits]`` (max_connections, per-address caps, the failed
+    login counts): the kernel spreads connections over the workers by a hash of the
+    addresses, not by load, so dividing the caps would refuse callers on one worker while
+    another had room.
+    """
+    from door.workers import Supervisor, WorkerStartError, port_taken
+
+    if not is_postgresql(config.database_url):
+        raise ConfigError(WORKERS_NEED_POSTGRESQL)
+    for name, port in listener_ports(config).items():
+        if port_taken(config.server.host, port):
+            raise OSError(f"the {name} port {port} is in use (by another door serve?)")
+    await prepare_shared(config)
+    supervisor = Supervisor(
+        commands,
+        ready_prefix=READY_PREFIX,
+        stop_timeout=config.limits.shutdown_grace_s + 15.0,
+    )
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, supervisor.request_stop)
+    try:
+        lines = await supervisor.start()
+    except WorkerStartError as exc:
+        print(f"door serve: {exc}", file=sys.stderr, flush=True)
+        return 1
+    pids = ", ".join(str(pid) for pid in supervisor.pids)
+    print(f"{lines[0]} with {len(commands)} workers (pids {pids})", flush=True)
+    status = await supervisor.run()
+    print("door: stopped", flush=True)
+    return status

@@ -42,7 +42,9 @@ def _tables(cls: type[Any]) -> Any:
 @dataclass(frozen=True)
 class ServerConfig:
     """Listeners (a port of 0 turns one off; rlogin is off by default), the banner's name,
-    and whether ``door serve`` tunes the collector and allocator (:mod:`door.runtime`)."""
+    whether ``door serve`` tunes the collector and allocator (:mod:`door.runtime`), the SSH
+    host key's file (relative to the data dir) and how many worker processes share the
+    ports."""
 
     host: str = "0.0.0.0"
     telnet_port: int = _ranged(2323, 0, 65535)
@@ -52,6 +54,8 @@ class ServerConfig:
     name: str = "door"
     tune_runtime: bool = True
     ssh_version: str = "door"
+    host_key: str = "ssh_host_ed25519_key"
+    workers: int = _ranged(1, 1, 256)
 
 
 @dataclass(frozen=True)
@@ -225,6 +229,11 @@ class Config:
     accounts: AccountsConfig = field(default_factory=AccountsConfig)
 
     @property
+    def host_key_path(self) -> Path:
+        """The SSH host key's file: ``[server] host_key``, relative to the data dir."""
+        return self.data_dir / self.server.host_key
+
+    @property
     def database_url(self) -> str:
         """The SQLAlchemy URL: the configured one, or the SQLite file in the data dir."""
         if self.database.url:
@@ -341,6 +350,8 @@ def load_config(path: str | Path | None = None, data_dir: str | Path | None = No
     config = Config(**kwargs)
     check_ssh_version(config.server.ssh_version)
     check_bots(raw)
+    if not config.server.host_key.strip():
+        raise ConfigError("[server] host_key must name a file (relative to data_dir, or absolute)")
     if "data_dir" in raw:
         config = replace(config, data_dir=Path(str(raw["data_dir"])))
     if data_dir is not None:

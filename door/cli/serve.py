@@ -23,7 +23,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--telnet-port", type=int, default=None, help="telnet port (0 = off)")
     parser.add_argument("--ssh-port", type=int, default=None, help="SSH port (0 = off)")
     parser.add_argument("--rlogin-port", type=int, default=None, help="rlogin port (0 = off)")
+    parser.add_argument(
+        "--workers", type=int, default=None, metavar="N",
+        help="run N processes sharing the ports (PostgreSQL only; default [server] workers, 1)",
+    )  # fmt: skip
     parser.add_argument("-v", "--verbose", action="store_true", help="log more")
+    # one worker of --workers N, started by its supervisor (not for people to type)
+    parser.add_argument("--as-worker", type=int, default=None, help=argparse.SUPPRESS)
     parser.set_defaults(func=run)
 
 
@@ -37,17 +43,34 @@ def config_from_args(args: argparse.Namespace) -> Config:
         ("telnet_port", "telnet_port"),
         ("ssh_port", "ssh_port"),
         ("rlogin_port", "rlogin_port"),
+        ("workers", "workers"),
     ):
         value = getattr(args, flag, None)
         if value is not None:
             if key.endswith("port") and not 0 <= value <= 65535:
                 raise ConfigError(f"--{flag.replace('_', '-')} must be 0 to 65535")
+            if key == "workers" and not 1 <= value <= 256:
+                raise ConfigError("--workers must be 1 to 256")
             changes[key] = value
     return replace(config, server=replace(server, **changes))
 
 
+def worker_command(args: argparse.Namespace, number: int) -> list[str]:
+    """The command line of worker ``number`` of ``door serve --workers N``: this one's
+    options again (it reads the same config), as a worker."""
+    command = [sys.executable, "-m", "door", "serve", "--as-worker", str(number)]
+    for flag in ("config", "data_dir", "host", "telnet_port", "ssh_port", "rlogin_port"):
+        value = getattr(args, flag, None)
+        if value is not None:
+            command += [f"--{flag.replace('_', '-')}", str(value)]
+    if args.verbose:
+        command.append("-v")
+    return command
+
+
 def run(args: argparse.Namespace) -> int:
-    from door.app import serve
+    from door.app import WORKERS_NEED_POSTGRESQL, is_postgresql, serve, serve_workers
+    from door.net.ssh import HostKeyError
     from door.store.health import DatabaseUnusableError
 
     try:
@@ -55,13 +78,22 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         print(f"door serve: {exc}", file=sys.stderr)
         return 2
+    worker = args.as_worker
+    workers = config.server.workers if worker is None else 1
+    if workers > 1 and not is_postgresql(config.database_url):
+        print(f"door serve: {WORKERS_NEED_POSTGRESQL}", file=sys.stderr)
+        return 2
+    where = "" if worker is None else f"worker {worker} pid %(process)d "
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        format=f"%(asctime)s %(levelname)s {where}%(name)s: %(message)s",
     )
     try:
-        return asyncio.run(serve(config))
-    except (OSError, DatabaseUnusableError) as exc:
+        if workers > 1:
+            commands = [worker_command(args, n) for n in range(1, workers + 1)]
+            return asyncio.run(serve_workers(config, commands))
+        return asyncio.run(serve(config, worker=worker))
+    except (OSError, DatabaseUnusableError, HostKeyError) as exc:
         print(f"door serve: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:  # a start-up failure: one line, the traceback with -v

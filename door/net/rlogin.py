@@ -230,8 +230,10 @@ async def start_rlogin(
     settings: RloginSettings,
     limiter: ConnectionLimiter | None = None,
     sessions: set[BaseTerminal] | None = None,
+    reuse_port: bool = False,
 ) -> asyncio.Server:
-    """Listen for rlogin on ``host:port`` (0 = any free port); returns the asyncio server."""
+    """Listen for rlogin on ``host:port`` (0 = any free port); returns the asyncio server.
+    ``reuse_port`` (SO_REUSEPORT) lets several processes listen on the same port."""
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         _, address = describe_peer(writer.get_extra_info("peername"))
@@ -279,5 +281,6 @@ async def start_rlogin(
                 writer.close()
 
     return await asyncio.start_server(
-        handle, host, port, backlog=settings.connection.backlog, limit=MAX_FIELD * 4
+        handle, host, port, backlog=settings.connection.backlog, limit=MAX_FIELD * 4,
+        reuse_port=reuse_port or None,
     )

@@ -1,7 +1,8 @@
 """SSH with asyncssh: password and public-key login against the accounts, ``new`` registers.
 
-The ed25519 host key is generated on first start and kept (mode 0600) in the data
-directory, so clients never see it change. Keys arrive raw (``line_editor=False``,
+The ed25519 host key is generated on first start and kept (mode 0600) in one file
+(``[server] host_key``, in the data directory by default) that every process serving the
+same callers shares, so clients never see it change. Keys arrive raw (``line_editor=False``,
 ``encoding=None``); window changes become :class:`~door.ui.terminal.Resize` events; the
 pty's TERM and the client's LANG feed the encoding decision.
 """
@@ -12,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +29,7 @@ from door.ui.terminal import Caps, Resize
 log = logging.getLogger(__name__)
 
 HOST_KEY_NAME = "ssh_host_ed25519_key"
+"""The host key's file name in the data dir unless `[server] host_key` says otherwise."""
 NEW_USER_NAMES = ("new", "apply")
 
 # (terminal, user or None for a `new` sign-up)
@@ -44,18 +47,104 @@ class SSHSettings:
     """The software version in the SSH version line (asyncssh's own names it and its release)."""
 
 
-def load_host_key(data_dir: Path) -> asyncssh.SSHKey:
-    """The server's ed25519 host key: read it, or create it (mode 0600) on first start."""
-    path = data_dir / HOST_KEY_NAME
-    if path.exists():
-        return asyncssh.read_private_key(str(path))
-    data_dir.mkdir(parents=True, exist_ok=True)
+class HostKeyError(Exception):
+    """The SSH host key's file cannot be used: unreadable, damaged, or readable by others."""
+
+
+HOST_KEY_MODE = 0o600
+
+
+def load_host_key(path: Path) -> asyncssh.SSHKey:
+    """The server's ed25519 host key from the file ``path``; made there (mode 0600) if
+    there is none yet.
+
+    Several processes may start at once on one shared file (``door serve --workers``,
+    several machines behind one load balancer): each new key is written whole to a private
+    temporary file beside ``path`` and hard-linked into place, which fails if another
+    process got there first; the loser then reads the winner's key. So the file never
+    appears half-written and every process ends up serving the same key. A key file that
+    other users may read is refused, as sshd refuses one.
+    """
+    try:
+        return _read_host_key(path)
+    except FileNotFoundError:
+        pass
+    if not path.parent.is_dir():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     key = asyncssh.generate_private_key("ssh-ed25519")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(key.export_private_key())
-    (data_dir / (HOST_KEY_NAME + ".pub")).write_bytes(key.export_public_key())
-    return key
+    if _publish_once(path, key.export_private_key()):
+        with contextlib.suppress(OSError):  # only a convenience for the sysop
+            _write_private(Path(f"{path}.pub"), key.export_public_key(), mode=0o644)
+        log.info("made a new SSH host key in %s", path)
+        return key
+    return _read_host_key(path)
+
+
+def _read_host_key(path: Path) -> asyncssh.SSHKey:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise HostKeyError(f"cannot read the SSH host key {path}: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as fh:
+        mode = os.fstat(fh.fileno()).st_mode & 0o777
+        if mode & 0o077:
+            raise HostKeyError(
+                f"the SSH host key {path} can be read by other users (mode {mode:04o}); "
+                f"fix it with: chmod 600 {path}"
+            )
+        data = fh.read()
+    try:
+        return asyncssh.import_private_key(data)
+    except (asyncssh.KeyImportError, ValueError) as exc:
+        raise HostKeyError(f"the SSH host key {path} is not a usable private key: {exc}") from None
+
+
+def _write_private(path: Path, data: bytes, *, mode: int = HOST_KEY_MODE) -> None:
+    """Write ``data`` to a new file beside ``path`` and rename it over ``path``."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    _write_new(tmp, data, mode)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _write_new(path: Path, data: bytes, mode: int) -> None:
+    """Create ``path`` (it must not exist) with exactly ``mode`` and ``data``, synced."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+    try:
+        os.fchmod(fd, mode)  # the umask narrowed (or an odd one widened) the mode
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _publish_once(path: Path, data: bytes) -> bool:
+    """Put ``data`` at ``path`` unless a file is there already; True if this call did.
+
+    The content is complete before the name appears (link of a synced temporary file);
+    where hard links are not supported the file is created exclusively instead.
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    _write_new(tmp, data, HOST_KEY_MODE)
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        return False
+    except OSError:  # no hard links here (some network or FUSE file systems)
+        try:
+            _write_new(path, data, HOST_KEY_MODE)
+        except FileExistsError:
+            return False
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    return True
 
 
 class SSHTerminal(BaseTerminal):
@@ -256,8 +345,13 @@ async def start_ssh(
     limiter: ConnectionLimiter | None = None,
     guard: LoginGuard | None = None,
     sessions: set[BaseTerminal] | None = None,
+    reuse_port: bool = False,
 ) -> asyncssh.SSHAcceptor:
-    """Listen for SSH on ``host:port`` (0 = any free port); returns the acceptor."""
+    """Listen for SSH on ``host:port`` (0 = any free port); returns the acceptor.
+
+    ``reuse_port`` (SO_REUSEPORT) lets several processes listen on the same port, the
+    kernel spreading the connections between them (``door serve --workers``).
+    """
 
     async def handle(process: asyncssh.SSHServerProcess[Any]) -> None:
         conn = process.get_extra_info("connection")
@@ -298,6 +392,7 @@ async def start_ssh(
         line_editor=False,
         encoding=None,
         backlog=settings.connection.backlog,
+        reuse_port=reuse_port or None,
         login_timeout=settings.login_timeout,
         allow_scp=False,
         agent_forwarding=False,

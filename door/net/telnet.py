@@ -305,10 +305,12 @@ async def start_telnet(
     limiter: ConnectionLimiter | None = None,
     guard: LoginGuard | None = None,
     sessions: set[BaseTerminal] | None = None,
+    reuse_port: bool = False,
 ) -> asyncio.Server:
     """Listen for telnet on ``host:port`` (0 = any free port); returns the asyncio server.
 
     ``sessions`` (if given) holds every live terminal, so a shutdown can reach them.
+    ``reuse_port`` (SO_REUSEPORT) lets several processes listen on the same port.
     """
 
     async def shell(reader: Any, writer: Any) -> None:
@@ -337,4 +339,6 @@ async def start_telnet(
         return protocol
 
     loop = asyncio.get_running_loop()
-    return await loop.create_server(factory, host, port, backlog=settings.connection.backlog)
+    return await loop.create_server(
+        factory, host, port, backlog=settings.connection.backlog, reuse_port=reuse_port or None
+    )

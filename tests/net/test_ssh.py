@@ -122,9 +122,9 @@ async def test_lang_utf8_beats_an_unknown_terminal_type(app: App) -> None:
 
 
 def test_host_key_is_created_once_with_mode_0600(tmp_path: Path) -> None:
-    first = load_host_key(tmp_path)
+    first = load_host_key(tmp_path / HOST_KEY_NAME)
     mode = stat.S_IMODE((tmp_path / HOST_KEY_NAME).stat().st_mode)
-    second = load_host_key(tmp_path)
+    second = load_host_key(tmp_path / HOST_KEY_NAME)
     assert mode == 0o600
     assert first.get_fingerprint() == second.get_fingerprint()
     assert first.get_algorithm() == "ssh-ed25519"
