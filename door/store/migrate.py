@@ -13,6 +13,7 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
 
@@ -40,8 +41,18 @@ def alembic_config(url: str | None = None) -> Config:
     return cfg
 
 
+UPGRADE_LOCK = 0x646F6F72_75706772  # "doorupgr": the advisory lock key of upgrades
+
+
 def upgrade_connection(connection: Connection, revision: str = "head") -> None:
-    """``alembic upgrade`` on an open synchronous connection (``AsyncConnection.run_sync``)."""
+    """``alembic upgrade`` on an open synchronous connection (``AsyncConnection.run_sync``).
+
+    On PostgreSQL the upgrade first takes a transaction-scoped advisory lock, so door
+    processes started together on a new database take turns: the later ones find the
+    schema at the newest revision and do nothing (without it, each created the tables and
+    all but one failed on the version row). SQLite's ``BEGIN IMMEDIATE`` does the same."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(select(func.pg_advisory_xact_lock(UPGRADE_LOCK)))
     cfg = alembic_config()
     cfg.attributes["connection"] = connection
     command.upgrade(cfg, revision)

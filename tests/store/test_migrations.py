@@ -48,6 +48,34 @@ async def test_upgrade_head_creates_every_table(empty_db: Database) -> None:
     assert names == TABLES | {"alembic_version"}
 
 
+async def test_processes_upgrading_a_new_database_at_once_take_turns(
+    empty_db: Database, tmp_path: Path
+) -> None:
+    # door processes started together on an empty database (door serve on PostgreSQL,
+    # door local callers on SQLite) each upgrade it: the others wait for the first and
+    # find it done, none fails on the version row it wrote. Real processes: Alembic's
+    # context is one per process.
+    import asyncio
+    import os
+    import sys
+
+    config = tmp_path / "door.toml"
+    config.write_text(f'[database]\nurl = "{empty_db.url}"\n')
+    args = ["--config", str(config), "--data-dir", str(tmp_path)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    procs = [
+        await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "door", "db", "upgrade", *args, env=env,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        )  # fmt: skip
+        for _ in range(4)
+    ]
+    results = [await p.communicate() for p in procs]
+    failed = [out.decode() for (out, _), p in zip(results, procs, strict=True) if p.returncode]
+    assert not failed, failed
+    assert TABLES <= await empty_db.run_sync(table_names)
+
+
 async def test_upgrade_twice_is_harmless(empty_db: Database) -> None:
     await empty_db.upgrade()
     await empty_db.upgrade()
