@@ -70,9 +70,7 @@ def run(args: argparse.Namespace) -> int:
 
 def permission_warnings(config: Config) -> list[str]:
     """A line for each of door's files and folders that other users may read."""
-    from door.net.ssh import HOST_KEY_NAME
-
-    files = [config.data_dir / HOST_KEY_NAME]
+    files = [config.host_key_path]
     folders = [config.data_dir]
     path = sqlite_path(config)
     if path is not None:

@@ -94,6 +94,23 @@ def test_door_check_warns_of_a_database_and_folder_others_can_read_and_says_the_
     assert "0644" in err and "0755" in err
 
 
+def test_door_check_warns_of_the_configured_host_key_others_can_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    key = shared / "door_host_key"
+    key.write_text("not looked into: only its mode matters here\n")
+    os.chmod(key, 0o644)
+    config = tmp_path / "door.toml"
+    config.write_text(f'[server]\nhost_key = "{key}"\n')
+    assert main(["db", "upgrade", "--data-dir", str(data)]) == 0
+    capsys.readouterr()
+    assert main(["check", "--config", str(config), "--data-dir", str(data)]) == 0
+    assert f"chmod 600 {key}" in capsys.readouterr().err
+
+
 def test_door_check_says_nothing_of_private_files(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
