@@ -230,13 +230,7 @@ class PgRunner:
             found = await_(self.driver.fetch(p.sql, *p.values(params)))
         except Exception as exc:
             raise _pg_translated(exc) from exc
-        results = p.results
-        if not any(results):
-            return [make(row) for row in found]
-        return [
-            make([v if f is None or v is None else f(v) for f, v in zip(results, row, strict=True)])
-            for row in found
-        ]
+        return _records(make, p.results, found)
 
     def execute(self, query: Query[Any], params: Params) -> int:
         p = self._get(query, params)
@@ -285,6 +279,19 @@ class PgRunner:
         """What ends the transaction: its NOTIFYs and ``COMMIT``, one simple query (one
         round trip)."""
         return "; ".join([*self.notices, "COMMIT"])
+
+
+def _records(
+    make: Callable[[Sequence[Any]], R], results: Sequence[Processor | None], found: Sequence[Any]
+) -> list[R]:
+    """``found``'s rows as records: each value through its column's result processor (the
+    conversion SQLAlchemy would make), then ``make``."""
+    if not any(results):
+        return [make(row) for row in found]
+    return [
+        make([v if f is None or v is None else f(v) for f, v in zip(results, row, strict=True)])
+        for row in found
+    ]
 
 
 def _pg_translated(exc: Exception) -> Exception:
@@ -426,13 +433,7 @@ class SqliteRunner:
             found = self.raw.execute(p.sql, p.values(params)).fetchall()
         except sqlite3.Error as exc:
             raise _sqlite_translated(exc) from exc
-        results = p.results
-        if not any(results):
-            return [make(row) for row in found]
-        return [
-            make([v if f is None or v is None else f(v) for f, v in zip(results, row, strict=True)])
-            for row in found
-        ]
+        return _records(make, p.results, found)
 
     def execute(self, query: Query[Any], params: Params) -> int:
         p = self.prepared.get(query, params)
