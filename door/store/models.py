@@ -70,15 +70,20 @@ def _utc_from_sqlite(value: str | None) -> datetime | None:
         return datetime.fromisoformat(value).astimezone(UTC)
 
 
-def _utc_to_sqlite(value: datetime | None) -> str | None:
-    """An aware datetime as the stored text (UTC, no zone), in one step."""
-    if value is None:
-        return None
+def _in_utc(value: datetime) -> datetime:
+    """An aware datetime in UTC (``ValueError`` for a naive one)."""
     if value.tzinfo is None:
         raise ValueError("naive datetime given to a UTC column")
     if value.tzinfo is not UTC:  # the services' clocks give UTC already
         value = value.astimezone(UTC)
-    return value.isoformat(" ", "microseconds")[:-6]  # without its "+00:00"
+    return value
+
+
+def _utc_to_sqlite(value: datetime | None) -> str | None:
+    """An aware datetime as the stored text (UTC, no zone), in one step."""
+    if value is None:
+        return None
+    return _in_utc(value).isoformat(" ", "microseconds")[:-6]  # without its "+00:00"
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -108,13 +113,7 @@ class UTCDateTime(TypeDecorator[datetime]):
         return super().result_processor(dialect, coltype)
 
     def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            raise ValueError("naive datetime given to a UTC column")
-        if value.tzinfo is not UTC:  # the services' clocks give UTC already
-            value = value.astimezone(UTC)
-        return value
+        return None if value is None else _in_utc(value)
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None:
