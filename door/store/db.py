@@ -32,7 +32,8 @@ The services write a transaction as a plain synchronous function of a
   Statements go straight to asyncpg (:class:`~door.store.runner.PgRunner`), so a move is
   three round trips: ``BEGIN``, the versioned UPDATE with the events' INSERT (one
   statement, ``Repository.save_game_seen_appending``), and its NOTIFY with ``COMMIT``; a
-  read has no ``BEGIN``/``ROLLBACK`` of its own. No connection is
+  read has no ``BEGIN``/``ROLLBACK`` of its own (unless it asks for one snapshot,
+  ``Repository.one_snapshot``: then REPEATABLE READ, rolled back at its end). No connection is
   pinged when it leaves the pool (``pool_pre_ping`` cost three round trips a
   transaction): one that died fails its first statement, and the retry below takes
   another.
