@@ -83,6 +83,12 @@ def stall_figures(
     }
 
 
+def unmeasured_if(unwatched: bool, figures: dict[str, Any]) -> dict[str, Any]:
+    """``figures`` with every value ``None`` when the loop was not watched (not 0: a
+    stall that was never looked for is not a stall of 0 ms)."""
+    return {k: None for k in figures} if unwatched else figures
+
+
 def gc_figures(pauses: list[list[Any]], s_t0: float, s_t1: float) -> dict[str, Any]:
     """The garbage collector's pauses over 5 ms in the steady window: how many, the
     longest, and the generation of the longest (a pause stops the loop too)."""
@@ -210,7 +216,9 @@ async def measure(
     await reader.close()
     stored = await database.moves()
     log_tail = server.log.read_text(errors="replace").splitlines()[-15:]
-    stalls = json.loads(stall_file.read_text()) if stall_file.exists() else {"long": []}
+    # no file: the loop was not watched (--workers N: several loops, none watched)
+    watched = stall_file.exists()
+    stalls = json.loads(stall_file.read_text()) if watched else {"long": []}
 
     acked = [a for p in players for a in p.stats.acked]
     lost = count_lost(acked, stored)
@@ -276,8 +284,8 @@ async def measure(
         # the longest any one event-loop callback ran in the server
         # (bench/stallwatch/sitecustomize.py): how long nobody else could be served;
         # in the steady window, and from the first login to the end of the burst
-        **stall_figures(stalls["long"], s_t0, s_t1, ramp_t0, b_t1),
-        **gc_figures(stalls.get("gc", []), s_t0, s_t1),
+        **unmeasured_if(not watched, stall_figures(stalls["long"], s_t0, s_t1, ramp_t0, b_t1)),
+        **unmeasured_if(not watched, gc_figures(stalls.get("gc", []), s_t0, s_t1)),
         "load_avg_at_start": round(load_before, 2),
         "cpus": os.cpu_count(),
     }
