@@ -82,10 +82,10 @@ async def open_database(config: Config, *, upgrading: bool | None = None) -> Dat
 def sqlite_path(config: Config) -> Path | None:
     """The SQLite file of this configuration, or None for another database."""
     url = config.database_url
-    prefix = "sqlite+aiosqlite:///"
-    if not url.startswith(prefix):
-        return None
-    return Path(url[len(prefix) :].split("?", 1)[0])
+    for prefix in ("sqlite+aiosqlite:///", "sqlite:///"):  # Database reads both alike
+        if url.startswith(prefix):
+            return Path(url[len(prefix) :].split("?", 1)[0])
+    return None
 
 
 def run_upgrade(args: argparse.Namespace) -> int:

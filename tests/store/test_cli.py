@@ -200,6 +200,20 @@ def test_db_backup_copies_a_consistent_database_while_writes_go_on(
     assert copy.execute("SELECT version_num FROM alembic_version").fetchone()[0] == head_revision()
 
 
+def test_db_backup_takes_a_database_configured_with_a_plain_sqlite_url(
+    tmp_path: Path,
+) -> None:
+    # sqlite:///path is what the README and SQLAlchemy write; door's default is the
+    # sqlite+aiosqlite:/// form, and both name the same file
+    config = tmp_path / "door.toml"
+    config.write_text(f'[database]\nurl = "sqlite:///{tmp_path / "games.sqlite3"}"\n')
+    assert door("db", "upgrade", "--config", str(config), "--data-dir", str(tmp_path)) == 0
+    target = tmp_path / "copy.sqlite3"
+    assert door("db", "backup", str(target), "--config", str(config), "--data-dir",
+                str(tmp_path)) == 0  # fmt: skip
+    assert sqlite3.connect(target).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
 def test_db_backup_refuses_to_overwrite_and_needs_a_database(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
