@@ -31,6 +31,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="replay every game's events and compare them with the stored positions",
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only mismatches")
+    parser.add_argument(
+        "--repair-ratings", action="store_true",
+        help="first rewrite every rating and the rating history from the finished games",
+    )  # fmt: skip
     parser.set_defaults(func=run)
 
 
@@ -41,13 +45,17 @@ def run(args: argparse.Namespace) -> int:
     for line in permission_warnings(config):
         print(f"door check: warning: {line}", file=sys.stderr)
     try:
-        checked, problems, audit = asyncio.run(check_all(config))
+        checked, problems, audit, repaired = asyncio.run(
+            check_all(config, repair_ratings=args.repair_ratings)
+        )
     except DatabaseUnusableError as exc:  # damaged, not a database, no tables, …
         print(f"door check: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # e.g. no database, no tables: one clear line
         print(f"door check: cannot read the database: {exc}", file=sys.stderr)
         return 2
+    if repaired is not None:
+        print(f"door check: ratings rewritten from the finished games ({repaired} changed)")
     for problem in problems:
         print(problem)
     for problem in audit.problems:
@@ -80,8 +88,11 @@ def permission_warnings(config: Config) -> list[str]:
     return [wide.advice() for wide in wide_modes(files, folders)]
 
 
-async def check_all(config: Config) -> tuple[int, list[str], RatingAudit]:
-    """(games checked, a line for each mismatch, what the ratings' check found)."""
+async def check_all(
+    config: Config, *, repair_ratings: bool = False
+) -> tuple[int, list[str], RatingAudit, int | None]:
+    """(games checked, a line for each mismatch, what the ratings' check found, how many
+    ratings ``repair_ratings`` changed first or None)."""
     from door.games.registry import build_registry
     from door.services.clock import SystemClock
     from door.services.games import GameService
@@ -90,6 +101,7 @@ async def check_all(config: Config) -> tuple[int, list[str], RatingAudit]:
 
     db = await open_database(config, upgrading=False)
     try:
+        repaired = await Ratings(db).repair() if repair_ratings else None
         games = GameService(db, build_registry(), LocalHub(), SystemClock())
         ids = await games.game_ids()
         problems = []
@@ -97,6 +109,6 @@ async def check_all(config: Config) -> tuple[int, list[str], RatingAudit]:
             problem = await games.replay_check(game_id)
             if problem is not None:
                 problems.append(problem)
-        return len(ids), problems, await Ratings(db).audit()
+        return len(ids), problems, await Ratings(db).audit(), repaired
     finally:
         await db.dispose()

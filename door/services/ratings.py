@@ -20,7 +20,7 @@ that games finishing at once, in any process, take turns; each change is recorde
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -279,6 +279,42 @@ def recompute_ratings(
     :func:`replay_order`; and the rated games among them, in that order."""
     standings: dict[tuple[int, str], Standing] = {}
     rated: list[FinishedGame] = []
+    for game, ids, _, after in _replayed(games, changes, standings):
+        rated.append(game)
+        for uid, a in zip(ids, after, strict=True):
+            standings[uid, game.kind] = a
+    return standings, rated
+
+
+def rebuilt_history(
+    games: Sequence[FinishedGame],
+) -> tuple[dict[tuple[int, str], Standing], list[RatingChangeRecord]]:
+    """What ``door check --repair-ratings`` writes: every player's standing per kind
+    from the finished games replayed in the order they finished (``finished_at``, then
+    id: a history with holes cannot say more), and the rating history that accounts for
+    it, one change per player of each rated game (``id`` 0: the database numbers them;
+    made at the game's finish)."""
+    standings: dict[tuple[int, str], Standing] = {}
+    history: list[RatingChangeRecord] = []
+    for game, ids, before, after in _replayed(games, (), standings):
+        made = game.finished_at or datetime.now(UTC)
+        for uid, b, a in zip(ids, before, after, strict=True):
+            standings[uid, game.kind] = a
+            history.append(RatingChangeRecord(
+                0, game.id, uid, game.kind, b.rating, a.rating, a.experience, a.wins,
+                a.losses, made,
+            ))  # fmt: skip
+    return standings, history
+
+
+def _replayed(
+    games: Sequence[FinishedGame],
+    changes: Sequence[RatingChangeRecord],
+    standings: Mapping[tuple[int, str], Standing],
+) -> Iterator[tuple[FinishedGame, list[int], list[Standing], list[Standing]]]:
+    """Each rated game in :func:`replay_order` with its players and their standings
+    before and after it; ``standings`` (which the caller brings up to date as it goes)
+    says where each player stood."""
     for game in replay_order(games, changes):
         outcome = outcome_from_json(game.outcome)
         if outcome is None:
@@ -286,12 +322,8 @@ def recompute_ratings(
         ids = rated_players(game.kind, game.options, game.users, outcome)
         if ids is None:
             continue
-        rated.append(game)
         before = [standings.get((u, game.kind), Standing()) for u in ids]
-        after = rate_game(game.kind, game.options, outcome, before)
-        for uid, a in zip(ids, after, strict=True):
-            standings[uid, game.kind] = a
-    return standings, rated
+        yield game, ids, before, rate_game(game.kind, game.options, outcome, before)
 
 
 def rating_problems(
@@ -411,6 +443,35 @@ class Ratings:
 
         stored, games, changes, names = await self.db.run_read(read)
         return rating_problems(stored, games, changes, names)
+
+    async def repair(self) -> int:
+        """Rewrite every rating and the whole rating history from the finished games
+        (:func:`rebuilt_history`), in one transaction that holds every rating row: a
+        game finishing meanwhile waits, then rates from the repaired standings. For a
+        database whose ratings went wrong (the lost updates of door before 0004, a hand
+        edit); returns how many ratings changed."""
+
+        def rewrite(repo: Repository) -> int:
+            stored = {(r.user_id, r.kind): r for r in repo.lock_all_ratings()}
+            standings, history = rebuilt_history(repo.finished_games())
+            changed = 0
+            for key in sorted(set(stored) | set(standings), key=lambda k: (k[1], k[0])):
+                want = standings.get(key, Standing())  # no game: back at the start
+                row = stored.get(key)
+                if row is not None and _same(Standing.of(row), want):
+                    continue
+                changed += 1
+                uid, kind = key
+                repo.save_rating(
+                    RatingRecord(uid, kind, want.rating, want.experience, want.wins,
+                                 want.losses),
+                    exists=row is not None,
+                )  # fmt: skip
+            repo.delete_rating_changes()
+            repo.insert_rating_changes(history)
+            return changed
+
+        return await self.db.transact(rewrite)
 
 
 def _rank_row(place: int, r: RankedRating) -> RankRow:

@@ -570,6 +570,13 @@ class Queries:
         self.all_rating_changes = Query(
             "all_rating_changes", select(changes).order_by(changes.c.id), _rating_change
         )
+        # door check --repair-ratings: every rating locked while the history is rewritten
+        self.lock_all_ratings = Query(
+            "lock_all_ratings",
+            select(ratings).order_by(ratings.c.kind, ratings.c.user_id).with_for_update(),
+            _rating,
+        )
+        self.delete_rating_changes = _write("delete_rating_changes", delete(changes))
         self.rated_names = Query(
             "rated_names",
             select(users.c.id, users.c.name).where(users.c.id.in_(select(ratings.c.user_id))),

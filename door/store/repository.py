@@ -505,6 +505,15 @@ class Repository:
         """The name of every user who has a rating."""
         return dict(self._run.rows(self._q.rated_names, {}))
 
+    def lock_all_ratings(self) -> list[RatingRecord]:
+        """Every rating, locked until this transaction ends (by kind then user: the order
+        a finished game's own locks take, :meth:`lock_ratings`)."""
+        return self._run.rows(self._q.lock_all_ratings, {})
+
+    def delete_rating_changes(self) -> None:
+        """Forget the whole rating history (it is about to be written again)."""
+        self._run.execute(self._q.delete_rating_changes, {})
+
     def rating_changes(self) -> list[RatingChangeRecord]:
         """Every recorded rating change, in the order they were written."""
         return self._run.rows(self._q.all_rating_changes, {})

@@ -163,3 +163,44 @@ async def test_games_finished_before_the_history_began_are_replayed_as_they_fini
     status, out = await door_check(site, capsys)
     assert status == 0, out
     assert "every rating matches its 6 rated game(s)" in out
+
+
+async def repaired_check(site: Site, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    capsys.readouterr()
+    status = await asyncio.to_thread(door_main, ["check", "--repair-ratings", *site.args])
+    return status, capsys.readouterr().out
+
+
+async def test_repair_ratings_puts_tampered_ratings_and_a_lost_history_right(
+    site: Site, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the lost updates of the old rating code left behind (a rating off, a game
+    with no recorded change) is rewritten from the finished games, and then checks clean."""
+    before = await site.db.run_sync(
+        lambda c: c.execute(text("SELECT user_id, kind, rating, experience, wins, losses "
+                                 "FROM ratings ORDER BY kind, user_id")).all()
+    )  # fmt: skip
+    await run_sql(site, "UPDATE ratings SET rating = rating + 50, wins = wins + 3")
+    await run_sql(site, "DELETE FROM rating_changes WHERE game_id = :g", g=site.games[4])
+    assert (await door_check(site, capsys))[0] == 1
+    status, out = await repaired_check(site, capsys)
+    assert status == 0, out
+    assert "ratings rewritten from the finished games" in out
+    assert "every rating matches its 6 rated game(s)" in out
+    after = await site.db.run_sync(
+        lambda c: c.execute(text("SELECT user_id, kind, rating, experience, wins, losses "
+                                 "FROM ratings ORDER BY kind, user_id")).all()
+    )  # fmt: skip
+    assert [tuple(r[:2]) + (round(r[2], 6),) + tuple(r[3:]) for r in after] == [
+        tuple(r[:2]) + (round(r[2], 6),) + tuple(r[3:]) for r in before
+    ]
+    status, out = await door_check(site, capsys)
+    assert status == 0, out
+
+
+async def test_repair_ratings_changes_nothing_on_a_right_database(
+    site: Site, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out = await repaired_check(site, capsys)
+    assert status == 0, out
+    assert "(0 changed)" in out
