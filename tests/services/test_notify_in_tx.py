@@ -94,6 +94,17 @@ async def test_a_move_is_one_notify_carrying_all_of_its_notices(two: Two) -> Non
     assert set(users) == {player_to_act(after)}
 
 
+async def test_a_timeout_is_one_notify_sent_with_its_commit(two: Two) -> None:
+    from datetime import timedelta
+
+    snap = await started(two)
+    two.here.games.clock.advance(timedelta(hours=snap.info.deadline_hours + 1))  # type: ignore[attr-defined]
+    assert await two.here.games.sweep_deadlines() == 1
+    await asyncio.sleep(0.3)
+    assert len(two.wire) == 1
+    assert "move" in [n.kind for n in notices_from_payload(two.wire[0])]
+
+
 async def test_a_move_reaches_the_other_processs_subscribers_once_committed(two: Two) -> None:
     snap = await started(two)
     waiting = {two.alice.id, two.bob.id} - {player_to_act(snap)}

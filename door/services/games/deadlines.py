@@ -98,6 +98,11 @@ class Deadlines:
             event = NewEvent(seat.seat, "system", payload)
             loaded = core.commit(repo, loaded, state, [event], now, change)
             repo.save_seat(replace(seat, timeouts=timeouts))
-            return game_id, core.read_snapshot(repo, game_id, None)
+            snapshot = core.read_snapshot(repo, game_id, None)
+            if core.tell is not None:
+                # the notices go out with this commit, as GameCore.act does for an action
+                # that returns the snapshot itself (this one returns the game id beside it)
+                core.tell(repo, snapshot, change)
+            return game_id, snapshot
 
         return action
