@@ -73,6 +73,7 @@ from door.store.queries import Queries
 from door.store.repository import Repository
 from door.store.retry import RetryPolicy
 from door.store.runner import (
+    PgDriver,
     PgRunner,
     PreparedStatements,
     SqliteRunner,
@@ -83,6 +84,7 @@ from door.store.runner import (
 )
 
 T = TypeVar("T")
+C = TypeVar("C")  # a listener's callback (WriteHealth)
 
 Action = Callable[[Repository], T]
 
@@ -201,7 +203,7 @@ class WriteHealth:
             self._call_all(self._watchers, "database-health callback failed", lost)
 
     @staticmethod
-    def _listen(listeners: list[Any], callback: Any) -> Callable[[], None]:
+    def _listen(listeners: list[C], callback: C) -> Callable[[], None]:
         listeners.append(callback)
 
         def stop() -> None:
@@ -211,7 +213,7 @@ class WriteHealth:
         return stop
 
     @staticmethod
-    def _call_all(listeners: list[Any], failure: str, *args: object) -> None:
+    def _call_all(listeners: list[Callable[..., None]], failure: str, *args: object) -> None:
         for callback in list(listeners):
             try:
                 callback(*args)
@@ -457,7 +459,7 @@ class Database:
             await self._engine.dispose()
 
 
-def _rolled_back(driver: Any) -> bool:
+def _rolled_back(driver: PgDriver) -> bool:
     """``ROLLBACK`` on an asyncpg connection (inside ``greenlet_spawn``); False if that
     failed too (the connection is not fit to go back to the pool)."""
     try:

@@ -15,7 +15,7 @@ list checks each open game's seats by primary key; the other lists read
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from sqlalchemy import (
@@ -827,7 +827,12 @@ class LeaseQueries:
     """The lease statements for one backend: the same SQL but for the database's clock and
     the dialect's ``INSERT … ON CONFLICT`` (PostgreSQL and SQLite 3.35+ both have it)."""
 
-    def __init__(self, claims: Table, now: ColumnElement[float], upsert: Any) -> None:
+    def __init__(
+        self,
+        claims: Table,
+        now: ColumnElement[float],
+        upsert: Callable[[Table], postgresql.Insert | sqlite.Insert],
+    ) -> None:
         p = bindparam
         c = claims.c
         expires = now + p("ttl", type_=Float)
