@@ -57,10 +57,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sqlalchemy import text
-from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import create_async_engine
+from loadlib import BenchDatabase
 
 from door.games.registry import build_registry
 from door.services.accounts import Accounts
@@ -245,28 +244,17 @@ def raw_bare(
 
 
 class PgBench:
-    """The service benchmark on a database of its own on a PostgreSQL server."""
+    """The service benchmark on a database of its own on a PostgreSQL server (made and
+    dropped by loadlib's :class:`BenchDatabase`, as load.py's are)."""
 
     def __init__(self, server_url: str) -> None:
-        self.server_url = make_url(server_url)
-        if self.server_url.get_backend_name() != "postgresql":
-            raise SystemExit("--database-url must be a postgresql+asyncpg:// URL")
-        self.name = f"door_bench_{os.getpid()}_{random.randrange(10**6)}"
+        self.scratch = BenchDatabase(Path(tempfile.gettempdir()), server_url)
         self.db: Database | None = None
         self.hub: PgHub | None = None
 
-    async def _admin(self, sql: str) -> None:
-        engine = create_async_engine(self.server_url, isolation_level="AUTOCOMMIT")
-        try:
-            async with engine.connect() as conn:
-                await conn.execute(text(sql))
-        finally:
-            await engine.dispose()
-
     async def start(self, seed: int) -> tuple[GameService, tuple[int, int]]:
-        await self._admin(f'CREATE DATABASE "{self.name}"')
-        url = self.server_url.set(database=self.name).render_as_string(hide_password=False)
-        self.db = db = Database(url)
+        await self.scratch.create()
+        self.db = db = Database(self.scratch.url)
         await db.upgrade()
         clock = SystemClock()
         accounts = Accounts(db, clock)
@@ -284,7 +272,7 @@ class PgBench:
             await self.hub.stop()
         if self.db is not None:
             await self.db.dispose()
-        await self._admin(f'DROP DATABASE IF EXISTS "{self.name}"')
+        await self.scratch.drop()
 
 
 async def main() -> None:
