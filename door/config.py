@@ -168,11 +168,14 @@ class DoorModeConfig:
 @dataclass(frozen=True)
 class GamesConfig:
     """Games: the turn deadline a new game gets unless its player picks one (hours), how
-    often late turns are looked for, and whether computer opponents are offered."""
+    often late turns are looked for, whether computer opponents are offered, and whether
+    finished games' records (archive, export) are public or their players' (and sysops')
+    only."""
 
     default_deadline_hours: int = _ranged(168, 1, 720)
     sweep_interval_s: float = 60.0
     bots: bool = True
+    public_finished: bool = True
 
 
 @dataclass(frozen=True)
