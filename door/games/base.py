@@ -23,7 +23,7 @@ and ``chance_from_json`` / ``apply_chance`` reproduces the game without any RNG.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -136,6 +136,12 @@ class GameRules(Protocol[S, M, C]):
 
     def sample_chance(self, state: S, rng: random.Random) -> C:
         """Draw the pending chance event with the RNG the caller hands in."""
+        ...
+
+    def chance_from_bytes(self, state: S, stream: Iterator[int]) -> C:
+        """Draw the pending chance event from ``stream``, uniform random bytes, by the
+        provable-dice scheme (:mod:`door.games.fairdice`: each uniform choice among ``m``
+        is :func:`~door.games.fairdice.choose`); ``ValueError`` when none is pending."""
         ...
 
     def apply_chance(self, state: S, event: C) -> S:

@@ -64,9 +64,10 @@ ID codec), ``reading`` (reading and checking plays, and saying what is wrong) an
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from door.games import fairdice
 from door.games.backgammon import matchid, notation, phases, reading
 from door.games.backgammon.movegen import PlayResult, play_result
 from door.games.backgammon.moves import (
@@ -184,6 +185,13 @@ class BackgammonRules:
         if not phases.chance_pending(state):
             raise ValueError("no dice are due now")
         return (rng.randint(1, 6), rng.randint(1, 6))
+
+    def chance_from_bytes(self, state: BackgammonState, stream: Iterator[int]) -> Dice:
+        """Two dice, each a uniform choice among six from ``stream`` (the opening roll's
+        first die is seat 0's)."""
+        if not phases.chance_pending(state):
+            raise ValueError("no dice are due now")
+        return (fairdice.choose(stream, 6) + 1, fairdice.choose(stream, 6) + 1)
 
     def apply_chance(self, state: BackgammonState, event: Dice) -> BackgammonState:
         """Apply a roll: the opening roll (seat 0's die, seat 1's die) or the dice of the

@@ -39,8 +39,9 @@ seats and the end reason. ``snapshot_id`` / ``from_snapshot`` carry the complete
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
+from door.games import fairdice
 from door.games.base import IllegalMoveError, JSONValue, Outcome, Refusal
 from door.games.spectrangle import notation, spn
 from door.games.spectrangle.board import FIELD_COUNT, fields
@@ -169,6 +170,15 @@ class SpectrangleRules:
         if not self.chance_pending(state):
             raise ValueError("no draw is pending")
         drawn = rng.sample(state.bag, len(state.pending))
+        return Draw(tuple(drawn), state.pending)
+
+    def chance_from_bytes(self, state: SpectrangleState, stream: Iterator[int]) -> Draw:
+        """The pending pieces from ``stream``: one after another, each a uniform choice
+        among the pieces still in the bag, in the bag's sorted order."""
+        if not self.chance_pending(state):
+            raise ValueError("no draw is pending")
+        left = list(state.bag)
+        drawn = [left.pop(fairdice.choose(stream, len(left))) for _ in state.pending]
         return Draw(tuple(drawn), state.pending)
 
     def apply_chance(self, state: SpectrangleState, event: Draw) -> SpectrangleState:
