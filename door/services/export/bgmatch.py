@@ -130,9 +130,9 @@ def read_match(rules: AnyRules, info: GameInfo, events: Sequence[GameEvent]) -> 
         if result is None:  # (every end of a game records it)
             raise ReplayError(f"event {event.seq}: a game ended without a result")
         if pending is not None and before.phase == MOVING:
-            mover = before.turn
+            playable = sum(1 for m in rules.legal_moves(before) if m.steps)
             game.turns.append(
-                Turn(mover, "dice", event.seq, dice=pending, playable=len(rules.plays(before)))
+                Turn(before.turn, "dice", event.seq, dice=pending, playable=playable)
             )
         game.turns.append(
             Turn(

@@ -102,15 +102,15 @@ def game_lines(game: Game, names: tuple[str, str]) -> list[str]:
                 flush()
                 lines.append(("      " if turn.seat == 0 else " " * 34) + text)
             continue
-        text = turn_text(turn)
-        if text is None:
+        cell = turn_text(turn)
+        if cell is None:
             continue
         if turn.seat == 0:
             if left is not None:
                 flush()
-            left = text
+            left = cell
         else:
-            flush(text)
+            flush(cell)
     flush()
     lines += ["", ""]
     return lines
