@@ -94,7 +94,7 @@ def text_record(
     outcome = info.outcome
     if outcome is not None:
         scores = "-".join(str(s) for s in outcome.scores)
-        won = " and ".join(names.get(s, f"seat {s + 1}") for s in outcome.winners)
+        won = " and ".join(f"P{s + 1} {names.get(s, '?')}" for s in outcome.winners)
         out += ["", f"; {won or 'nobody'} {'wins' if len(outcome.winners) == 1 else 'win'} "
                 f"({scores}, {outcome.reason})."]  # fmt: skip
     return "\n".join(out) + "\n"
