@@ -86,7 +86,9 @@ def game_lines(game: Game, names: tuple[str, str]) -> list[str]:
         number += 1
         cell = left or ""
         gap = " " if len(cell) < LEFT_WIDTH else "  "  # two spaces keep the columns apart
-        lines.append(f"{number:3d}) {cell:<{LEFT_WIDTH}}{gap}{right}".rstrip())
+        # a line with no right-hand cell keeps its padding, as gnubg writes it: gnubg
+        # reads a short left-only line after a double as that double once more
+        lines.append(f"{number:3d}) {cell:<{LEFT_WIDTH}}{gap}{right}")
         left = None
 
     for turn in game.turns:
@@ -118,8 +120,7 @@ def game_lines(game: Game, names: tuple[str, str]) -> list[str]:
 
 def turn_text(turn: Turn) -> str | None:
     """One cell: ``52: 13/8 13/11``, `` Doubles => 2``, `` Takes``, `` Drops``; None for
-    what is not written (the doubler's take of a beaver, which gnubg infers, and a roll
-    left unplayed that gnubg would play by itself)."""
+    what is not written (a roll left unplayed that gnubg would play by itself)."""
     kind = turn.kind
     if kind == "play":
         assert turn.dice is not None
@@ -134,9 +135,12 @@ def turn_text(turn: Turn) -> str | None:
     if kind == "double":
         return f" Doubles => {turn.cube}"
     if kind == "beaver":
-        return f" Beavers => {turn.cube}"
+        # gnubg reads "Beavers" too, but then takes the beaver itself at the next roll and
+        # keeps that in mind across files (a dropped beaver spoils the next import); a
+        # double by the doubled player is a beaver to gnubg, taken or dropped in words
+        return f" Doubles => {turn.cube}"
     if kind == "take":
-        return None if turn.after_beaver else " Takes"
+        return " Takes"
     if kind == "drop":
         return " Drops"
     return None
