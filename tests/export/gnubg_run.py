@@ -129,12 +129,13 @@ def door_games(
 
     game = start((0, 0))
     pending: list[int] | None = None
+    rolled: Any = None
     for step in replay(rules, state, events):
         before, after, event = step.before, step.after, step.event
         if event.kind == "chance":
             dice = list(event.payload["chance"]["dice"])
             if not (before.phase == "opening" and dice[0] == dice[1]):
-                pending = dice
+                pending, rolled = dice, after
         elif event.kind == "move" and event.seat is not None:
             move = step.move
             player = PLAYERS[event.seat]
@@ -152,10 +153,10 @@ def door_games(
         if not ended:
             continue
         result = after.last_game
-        if pending is not None and before.phase == "moving":
-            playable = sum(1 for m in rules.legal_moves(before) if m.steps)
+        if pending is not None and rolled.phase == "moving":
+            playable = sum(1 for m in rules.legal_moves(rolled) if m.steps)
             if fmt == "sgf" or playable >= 2:
-                game["records"].append(("set", PLAYERS[before.turn], pending))
+                game["records"].append(("set", PLAYERS[rolled.turn], pending))
         if result.reason in RESIGNED:
             game["records"].append(("resign", PLAYERS[1 - result.winner], result.value))
         game.update(winner=PLAYERS[result.winner], points=result.points,

@@ -99,9 +99,11 @@ async def test_gnubg_reads_every_record_back_to_doors_log(
                 ), where
         for key, n in coverage(rules, options, events).items():
             seen[key] = seen.get(key, 0) + n
+        for game in door_games(rules, options, events, "sgf"):  # rolls left unplayed
+            seen["set"] = seen.get("set", 0) + sum(r[0] == "set" for r in game["records"])
     # the matches really had what the round trip is meant to cover
     wanted = ("double", "take", "drop", "beaver", "bar", "off", "hit", "gammon", "resign",
-              "forfeit", "timeout", "money", "match")
+              "forfeit", "timeout", "money", "match", "set")
     missing = [k for k in wanted if not seen.get(k)]
     assert not missing, f"the matches had no {missing}: {seen}"
 

@@ -30,9 +30,9 @@ class Turn:
     ``play``: ``dice`` as rolled (the opening roll: seat 0's die first) and the play's
     ``steps`` (none: the roll could not be played). ``dice``: a roll left unplayed (the
     game ended by a resignation or forfeit after it). ``double``/``beaver``: ``cube`` is
-    the value offered. ``take`` (``after_beaver``: the doubler's answer to a beaver),
-    ``drop``. ``win``: ``points`` scored, ``reason`` as the rules give it (``normal``,
-    ``drop``, ``resign``, ``timeout``, ``forfeit``). ``seq`` is the log event behind it.
+    the value offered. ``take``, ``drop`` (the doubler's answer to a beaver too).
+    ``win``: ``points`` scored, ``reason`` as the rules give it (``normal``, ``drop``,
+    ``resign``, ``timeout``, ``forfeit``). ``seq`` is the log event behind it.
     """
 
     seat: int
@@ -44,7 +44,6 @@ class Turn:
     points: int = 0
     value: int = 0
     reason: str = ""
-    after_beaver: bool = False
     playable: int = 0
     """For ``dice``: how many distinct plays the roll had."""
 
@@ -87,6 +86,7 @@ def read_match(rules: AnyRules, info: GameInfo, events: Sequence[GameEvent]) -> 
     start: BackgammonState = rules.new_game(len(info.seats) or 2, info.options)
     games = [Game(1, (0, 0), False)]
     pending: tuple[int, int] | None = None  # dice rolled and not yet played
+    rolled: BackgammonState | None = None  # the state they were rolled into
     state = start
     for step in replay(rules, start, events):
         before, after, event = step.before, step.after, step.event
@@ -98,7 +98,7 @@ def read_match(rules: AnyRules, info: GameInfo, events: Sequence[GameEvent]) -> 
                 game.ties.append(dice)
                 game.start_cube = after.cube
             elif before.phase in (OPENING, DICE):
-                pending = dice
+                pending, rolled = dice, after
         elif event.kind == "move" and event.seat is not None:
             move = step.move
             assert isinstance(move, BgMove)
@@ -114,9 +114,7 @@ def read_match(rules: AnyRules, info: GameInfo, events: Sequence[GameEvent]) -> 
             elif action == "beaver":
                 game.turns.append(Turn(seat, "beaver", event.seq, cube=before.cube * 4))
             elif action == "take":
-                game.turns.append(
-                    Turn(seat, "take", event.seq, after_beaver=before.beavered)
-                )
+                game.turns.append(Turn(seat, "take", event.seq))
             elif action == "drop":
                 game.turns.append(Turn(seat, "drop", event.seq))
             # a resignation offered (and accepted or rejected) is not written: an
@@ -129,10 +127,11 @@ def read_match(rules: AnyRules, info: GameInfo, events: Sequence[GameEvent]) -> 
         result = after.last_game
         if result is None:  # (every end of a game records it)
             raise ReplayError(f"event {event.seq}: a game ended without a result")
-        if pending is not None and before.phase == MOVING:
-            playable = sum(1 for m in rules.legal_moves(before) if m.steps)
+        if pending is not None and rolled is not None and rolled.phase == MOVING:
+            # the roll was not played: the game was given up (or lost) after it
+            playable = sum(1 for m in rules.legal_moves(rolled) if m.steps)
             game.turns.append(
-                Turn(before.turn, "dice", event.seq, dice=pending, playable=playable)
+                Turn(rolled.turn, "dice", event.seq, dice=pending, playable=playable)
             )
         game.turns.append(
             Turn(

@@ -66,8 +66,6 @@ def mat_text(
         out.append(f"; {line}")
     out += ["", f" {match.length} point match", ""]
     for game in match.games:
-        if not game.turns and not game.over and game.number > 1:
-            continue  # (never: the next game's opening roll is drawn with the last move)
         out += game_lines(game, names)
     return "\n".join(out).rstrip("\n") + "\n"
 

@@ -46,8 +46,6 @@ def sgf_text(
     comment = "\n".join(comment_lines(extra))
     trees = []
     for game in match.games:
-        if not game.turns and not game.over and game.number > 1:
-            continue
         trees.append(game_tree(info, game, match.length, names, comment))
     return "".join(trees)
 
