@@ -41,7 +41,7 @@ def log(rules: AnyRules, options: dict[str, Any], entries: Sequence[Entry],
             elif payload.get("action") == "forfeit":
                 assert seat is not None
                 state = rules.forfeit(state, seat, str(payload.get("reason", "forfeit")))
-        events.append(GameEvent(seq, seat, kind, payload, START + timedelta(minutes=seq)))  # type: ignore[arg-type]
+        events.append(GameEvent(seq, seat, kind, payload, START + timedelta(minutes=seq)))
     return events, state
 
 
@@ -59,3 +59,30 @@ def info(rules: AnyRules, options: dict[str, Any], state: Any, events: Sequence[
         hints_allowed=True, created_by=1, created_at=START, updated_at=START, summary="",
         outcome=outcome, last_seq=len(events),
     )  # fmt: skip
+
+
+def simulated(kind: str, options: dict[str, Any], seats: int, seed: int,
+              max_moves: int | None = None) -> list[Entry]:  # fmt: skip
+    """The entries of a game of ``kind`` played by taking each seat's first legal move,
+    chance drawn with ``random.Random(seed)`` (``max_moves``: stop after that many)."""
+    import random
+
+    rules = rules_of(kind)
+    rng = random.Random(seed)
+    state = rules.new_game(seats, rules.validate_options(seats, options))
+    out: list[Entry] = []
+    moves = 0
+    while rules.outcome(state) is None:
+        if rules.chance_pending(state):
+            chance = rules.sample_chance(state, rng)
+            out.append(("chance", None, rules.chance_to_json(chance)))
+            state = rules.apply_chance(state, chance)
+            continue
+        if max_moves is not None and moves >= max_moves:
+            break  # (with the draws the last move owes made)
+        seat = rules.to_act(state)
+        move = rules.legal_moves(state)[0]
+        out.append(("move", seat, rules.format_move(state, move)))
+        state = rules.apply(state, move)
+        moves += 1
+    return out
