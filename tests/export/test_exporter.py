@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 
@@ -125,3 +126,27 @@ async def test_extra_keys_reach_every_format(
     assert f"GC[commitment_hex: c{game_id}\nwords: [" in (
         await exporter.export(game_id, "sgf", None)
     ).text
+
+
+@pytest.mark.parametrize("public", [True, False])
+async def test_the_server_puts_an_exporter_on_its_services_with_the_configs_rule(
+    tmp_path: Path, public: bool
+) -> None:
+    from dataclasses import replace
+
+    from door.app import start_server
+    from tests.net.conftest import make_config
+
+    config = make_config(tmp_path)
+    config = replace(
+        config,
+        server=replace(config.server, telnet_port=0, ssh_port=0, rlogin_port=0),
+        games=replace(config.games, public_finished=public),
+    )
+    app = await start_server(config)
+    try:
+        exporter = app.services.exporter
+        assert isinstance(exporter, Exporter) and exporter.public_finished is public
+        assert exporter.games is app.services.games
+    finally:
+        await app.shutdown()
