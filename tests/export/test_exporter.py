@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from door.services.accounts import User
 from door.services.clock import FakeClock
 from door.services.export import Exporter, RecordRefused
-from door.services.games import GameInfo, GameService, SeatSpec
+from door.services.games import GameEvent, GameInfo, GameService, SeatSpec
 from door.store.records import JSON
 from tests.export.play import begin_backgammon, play_backgammon
 
@@ -132,8 +133,6 @@ async def test_extra_keys_reach_every_format(
 async def test_the_server_puts_an_exporter_on_its_services_with_the_configs_rule(
     tmp_path: Path, public: bool
 ) -> None:
-    from dataclasses import replace
-
     from door.app import start_server
     from tests.net.conftest import make_config
 
@@ -150,3 +149,20 @@ async def test_the_server_puts_an_exporter_on_its_services_with_the_configs_rule
         assert exporter.games is app.services.games
     finally:
         await app.shutdown()
+
+
+async def test_a_log_that_does_not_replay_is_refused_with_a_reason(
+    games: GameService, clock: FakeClock, alice: User, bob: User,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    game_id = await finished_game(games, clock, alice, bob)
+    real = await games.events(game_id)
+    spoiled = [replace(e, payload={"move": "24/1"}) if e.kind == "move" else e for e in real]
+
+    async def events(game_id: int, since_seq: int = 0) -> list[GameEvent]:
+        return spoiled
+
+    monkeypatch.setattr(games, "events", events)
+    for fmt in ("mat", "sgf", "json"):
+        with pytest.raises(RecordRefused, match="log does not replay"):
+            await Exporter(games, public_finished=True).export(game_id, fmt, alice.id)

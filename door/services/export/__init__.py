@@ -12,13 +12,17 @@ A running game exports as it stands ("up to now"). Every refusal is a
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
 from door.games.base import Refusal
+from door.games.replay import ReplayError
 from door.services.games import GameEvent, GameInfo, GameService, LobbyError
 from door.store.records import JSON
+
+log = logging.getLogger(__name__)
 
 RecordFormat = Literal["mat", "sgf", "txt", "json"]
 FORMATS: tuple[RecordFormat, ...] = get_args(RecordFormat)
@@ -111,9 +115,9 @@ class Exporter:
             raise unknown_format(str(fmt))
         try:
             info = (await self.games.get(game_id, viewer)).info
-        except LobbyError:
-            if sysop:
-                raise RecordRefused(f"there is no game {game_id}") from None
+        except LobbyError as exc:
+            if sysop:  # (also a game of a kind this server does not know)
+                raise RecordRefused(str(exc)) from None
             raise hidden(game_id) from None
         if not self.may_read(info, viewer, sysop=sysop):
             raise hidden(game_id)
@@ -123,7 +127,15 @@ class Exporter:
         # the log as far as the game was read: "up to now" even while moves come in
         events = [e for e in await self.games.events(game_id) if e.seq <= info.last_seq]
         extra = dict(await self.extra_keys(info)) if self.extra_keys is not None else {}
-        text = self.render(info, events, fmt, extra)
+        try:
+            text = self.render(info, events, fmt, extra)
+        except ReplayError as exc:
+            # a damaged log: said, not crashed on (door check finds and names it)
+            log.warning("game %d's record could not be written: %s", game_id, exc)
+            raise RecordRefused(
+                f"game {game_id}'s log does not replay, so its record cannot be written; "
+                "the sysop can look with door check"
+            ) from None
         return ExportedRecord(game_id, fmt, f"game{game_id}.{fmt}", text)
 
     def render(

@@ -24,6 +24,11 @@ either, and is left out: opening rolls that were ties, rejected resignations. A
 resignation, a forfeit or a timeout is the winner's ``Wins N points`` line while the game
 is still being played, which gnubg reads as a resignation of that many points' worth;
 a match given up by forfeit or on time therefore reads in gnubg as that game resigned.
+
+Two rules the format does not carry are gnubg's own when it reads a file: it assumes the
+Crawford rule in every match (a match door played without it reads wrongly where a
+double falls in what gnubg takes for the Crawford game), and it applies its own Jacoby
+setting to money games. The ``.sgf`` carries both.
 """
 
 from __future__ import annotations
