@@ -124,7 +124,7 @@ async def test_extra_keys_reach_every_format(
     record = json.loads((await exporter.export(game_id, "json", alice.id)).text)
     assert record["commitment_hex"] == f"c{game_id}" and record["words"] == ["", ""]
     assert f"; commitment_hex: c{game_id}\n" in (await exporter.export(game_id, "mat", None)).text
-    assert f"GC[commitment_hex: c{game_id}\nwords: [" in (
+    assert f"\ncommitment_hex: c{game_id}\nwords: [" in (
         await exporter.export(game_id, "sgf", None)
     ).text
 

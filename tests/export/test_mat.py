@@ -106,3 +106,14 @@ def test_a_line_with_only_a_left_hand_cell_keeps_its_padding() -> None:
 def test_player_names_lose_the_characters_the_format_uses() -> None:
     text = mat_of({"match_length": 1}, [("chance", None, [3, 1])], names=("a:b [x]", "\x1bc"))
     assert " a b x : 0" in text and "c : 0" in text and "\x1b" not in text
+
+
+def test_the_header_tells_the_opening_ties_and_how_the_match_ended() -> None:
+    text = mat_of({"match_length": 1}, [
+        ("chance", None, [5, 5]), ("chance", None, [2, 2]), ("chance", None, [3, 1]),
+        ("move", 0, "8/5 6/5"), ("chance", None, [6, 4]), ("move", 1, "resign gammon"),
+        ("move", 0, "accept"),
+    ])  # fmt: skip
+    header = text[: text.index(" 1 point match")]
+    assert "; Game 1: opening rolls 55, 22 tied and were rolled again\n" in header
+    assert "; White wins the 1-point match 1-0 by resignation (a gammon), 2 points.\n" in header

@@ -26,7 +26,9 @@ def test_a_game_is_a_tree_with_the_match_players_rules_and_result() -> None:
     first = text.split(")\n")[0]
     assert first.splitlines() == [
         "(;FF[4]GM[6]CA[UTF-8]AP[door]MI[length:3][game:0][ws:0][bs:0]PW[Alice]PB[Bob]"
-        "DT[2026-12-01]EV[door game 12]PC[door]RU[Crawford]RE[B+2]",
+        "DT[2026-12-01]EV[door game 12]PC[door]GC[Game 1: opening roll 44 tied and was rolled "
+        "again",
+        "The match is still being played: the record so far.]RU[Crawford]RE[B+2]",
         ";B[26agln]",
         ";W[61mghg]",
         ";B[53yenq]",
@@ -66,4 +68,4 @@ def test_a_money_game_with_jacoby_and_no_cube_says_so() -> None:
 def test_extra_keys_are_the_first_games_comment() -> None:
     text = sgf_of({"match_length": 1}, [("chance", None, [3, 1])],
                   extra={"commitment_hex": "ab]c"})  # fmt: skip
-    assert "GC[commitment_hex: ab\\]c]" in text
+    assert "\ncommitment_hex: ab\\]c]" in text

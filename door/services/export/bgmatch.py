@@ -163,3 +163,20 @@ def player_name(info: GameInfo, seat: int) -> str:
             if cleaned:
                 return cleaned
     return f"Player {seat + 1}"
+
+
+def notes(info: GameInfo, match: Match) -> list[str]:
+    """What a record's comments say beside its moves: the opening rolls that were ties
+    (rolled again; neither format has a place for them) and how the match ended."""
+    out = []
+    for game in match.games:
+        if game.ties:
+            rolls = ", ".join(f"{a}{b}" for a, b in game.ties)
+            out.append(f"Game {game.number}: opening roll{'s' if len(game.ties) > 1 else ''} "
+                       f"{rolls} tied and {'were' if len(game.ties) > 1 else 'was'} rolled again")
+    if info.status == "active":
+        out.append("The match is still being played: the record so far.")
+    elif info.outcome is not None and info.outcome.detail:
+        out.append("".join(ch if ch.isprintable() else " " for ch in info.outcome.detail))
+    return out
+

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from door.games.backgammon.movegen import Step
-from door.services.export.bgmatch import Game, Turn, player_name, read_match
+from door.services.export.bgmatch import Game, Turn, notes, player_name, read_match
 from door.services.export.common import comment_lines
 from door.services.games import AnyRules, GameEvent, GameInfo
 from door.store.records import JSON
@@ -67,7 +67,7 @@ def mat_text(
     else:
         out.append(f'; [Jacoby "{"On" if options.get("jacoby") else "Off"}"]')
         out.append(f'; [Beaver "{"On" if options.get("beavers") else "Off"}"]')
-    for line in comment_lines(extra):
+    for line in [*notes(info, match), *comment_lines(extra)]:
         out.append(f"; {line}")
     out += ["", f" {match.length} point match", ""]
     for game in match.games:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from door.games.backgammon.movegen import Step
-from door.services.export.bgmatch import Game, Turn, player_name, read_match
+from door.services.export.bgmatch import Game, Turn, notes, player_name, read_match
 from door.services.export.common import comment_lines
 from door.services.games import AnyRules, GameEvent, GameInfo
 from door.store.records import JSON
@@ -43,7 +43,7 @@ def sgf_text(
     """The ``.sgf`` text of backgammon game ``info`` with its log ``events``."""
     match = read_match(rules, info, events)
     names = (player_name(info, 0), player_name(info, 1))
-    comment = "\n".join(comment_lines(extra))
+    comment = "\n".join([*notes(info, match), *comment_lines(extra)])
     trees = []
     for game in match.games:
         trees.append(game_tree(info, game, match.length, names, comment))
