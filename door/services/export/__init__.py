@@ -12,6 +12,7 @@ A running game exports as it stands ("up to now"). Every refusal is a
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -128,7 +129,9 @@ class Exporter:
         events = [e for e in await self.games.events(game_id) if e.seq <= info.last_seq]
         extra = dict(await self.extra_keys(info)) if self.extra_keys is not None else {}
         try:
-            text = self.render(info, events, fmt, extra)
+            # replaying a long match is some milliseconds of the rules' work: not on the
+            # event loop, which other sessions share (the rules are pure, so any thread)
+            text = await asyncio.to_thread(self.render, info, events, fmt, extra)
         except ReplayError as exc:
             # a damaged log: said, not crashed on (door check finds and names it)
             log.warning("game %d's record could not be written: %s", game_id, exc)
