@@ -41,9 +41,9 @@ LATE = Style(late=0.03)
 CUBEY = Style(double=0.3, drop=0.5)
 MATCHES: list[tuple[dict[str, Any], Style]] = [
     ({"match_length": 0}, PLAIN),
-    ({"match_length": 0}, CUBEY),
     ({"match_length": 0, "jacoby": True}, PLAIN),
-    ({"match_length": 0, "beavers": True}, Style(double=0.4, beaver=0.5)),
+    ({"match_length": 0, "beavers": True}, Style(double=0.6, beaver=0.7)),
+    ({"match_length": 0, "beavers": True, "jacoby": True}, Style(double=0.6, beaver=0.7)),
     ({"match_length": 0, "cube": False}, OFFERS),
     ({"match_length": 1}, PLAIN),
     ({"match_length": 1}, OFFERS),
