@@ -34,7 +34,9 @@ SPECTRANGLE_FORMATS: tuple[RecordFormat, ...] = ("txt", "json")
 ExtraKeys = Callable[[GameInfo], Awaitable[Mapping[str, JSON]]]
 """Extra top-level keys for a game's record (the dice proof: ``seed_hex``,
 ``commitment_hex``, ``words``), given the game; the JSON record carries them as keys, the
-text formats as comment lines."""
+text formats as comment lines. It is asked for running games too (records "up to now"):
+what must stay secret until the end is its to leave out while ``game.status`` is not
+``finished``."""
 
 
 @dataclass(frozen=True)
