@@ -3,9 +3,9 @@
 The ``.mat`` and ``.sgf`` writers share this reading: :func:`read_match` replays the log
 (:func:`door.games.replay.replay`, the one replayer) and gives each game of the match
 with its starting score and the turns in order: the dice and play of each turn, the cube
-actions, and how the game was won. What neither format can hold is kept aside for
-whoever wants it: opening rolls that were ties (rolled again), and resignations that
-were offered and rejected.
+actions, and how the game was won. The opening rolls that were ties (rolled again),
+which neither format can hold, are kept with their game for the comments (:func:`notes`);
+a resignation offered and rejected leaves no trace (an accepted one is its game's win).
 """
 
 from __future__ import annotations
