@@ -175,7 +175,7 @@ class App:
 
             self.services = await build_services(cfg)
         services: Any = self.services
-        if getattr(services, "exporter", None) is None:
+        if getattr(services, "exporter", None) is None and hasattr(services, "games"):
             from door.services.export import Exporter
 
             # game records (door export, the SSH export command): on the services, so that
