@@ -477,6 +477,17 @@ async def test_asyncssh_a_player_exports_their_own_game(door: App, players: Play
                               ).text.encode("utf-8")  # fmt: skip
 
 
+async def test_asyncssh_a_sysop_exports_a_private_game_of_others(
+    door: App, players: Players
+) -> None:
+    services: Any = door.services
+    await services.accounts.set_sysop("carol", True)
+    done = await door_run(door, "carol", "carol-pw", f"export {players.game.id} sgf")
+    assert (done.stderr, done.exit_status) == (b"", 0)
+    expected = await services.exporter.export(players.game.id, "sgf", None, sysop=True)
+    assert done.stdout == expected.text.encode("utf-8")
+
+
 # --- OpenSSH's ssh ----------------------------------------------------------------------------
 
 
