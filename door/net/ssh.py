@@ -487,6 +487,7 @@ async def run_exec(
         if owner.admission is not None:
             owner.admission.promote()
         request = ExecRequest(int(user.id), str(user.name), command, peer)
+        log.info("ssh command from %s (%r): %.60r", peer, request.user_name, command)
         try:
             result = await asyncio.wait_for(on_exec(request), timeout)
         except TimeoutError:
