@@ -165,4 +165,5 @@ __all__ = [
     "RecordRefused",
     "default_format",
     "formats_for",
+    "unknown_format",
 ]
