@@ -74,6 +74,7 @@ class ExecResult:
 ExecHandler = Callable[[ExecRequest], Awaitable[ExecResult]]
 """Answers an exec request (given to :func:`start_ssh` by the composition root)."""
 
+ONE_SESSION = "One session per connection, please."
 NO_COMMANDS = "this server runs no commands: connect without one for the menus"
 NEW_USER_COMMAND = (
     "signing up needs the menus: connect with `ssh -t new@host`, without a command"
@@ -422,13 +423,17 @@ async def start_ssh(
             process.exit(1)
             return
         # One session per connection: more would each hold a login dialogue (``new``)
-        # or a session without a connection slot of their own.
+        # or a session without a connection slot of their own (commands too: one
+        # connection must not run many at once on one slot).
+        command = process.command
         owner.sessions += 1
         if owner.sessions > 1:
-            process.stdout.write(b"One session per connection, please.\r\n")
+            if command is not None:  # a command's output may be a file: say it aside
+                process.stderr.write(ONE_SESSION.encode() + b"\n")
+            else:
+                process.stdout.write(ONE_SESSION.encode() + b"\r\n")
             process.exit(1)
             return
-        command = process.command
         if command is not None:
             await run_exec(process, owner, command, on_exec, settings.exec_timeout)
             return

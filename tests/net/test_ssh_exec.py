@@ -28,6 +28,7 @@ from door.net.ssh import (
     MAX_COMMAND,
     NEW_USER_COMMAND,
     NO_COMMANDS,
+    ONE_SESSION,
     ExecHandler,
     ExecRequest,
     ExecResult,
@@ -202,6 +203,19 @@ async def test_a_wrong_password_with_a_command_is_refused(listen: Any) -> None:
     with pytest.raises(asyncssh.PermissionDenied):
         await run(served.port, "export 12", password="wrong")
     assert served.requests == []
+
+
+async def test_a_second_command_on_one_connection_is_refused_aside_from_stdout(
+    listen: Any
+) -> None:
+    served = await listen(answer_with(ExecResult(b"ok\n")))
+    async with connect(served.port) as conn:
+        first = await conn.run("export 12", encoding=None, check=False)
+        second = await conn.run("export 12", encoding=None, check=False)
+    assert (first.stdout, first.exit_status) == (b"ok\n", 0)
+    assert (second.stdout, second.exit_status) == (b"", 1)
+    assert second.stderr == ONE_SESSION.encode() + b"\n"
+    assert len(served.requests) == 1
 
 
 async def test_a_handler_that_never_answers_is_stopped_at_the_deadline(listen: Any) -> None:
