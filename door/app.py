@@ -16,7 +16,7 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import is_dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from door.config import Config, ConfigError, LimitsConfig
 from door.games.base import Refusal
@@ -31,6 +31,9 @@ from door.net.limits import (
 from door.net.login import LoginAborted, login_dialogue, printable, register_dialogue
 from door.runtime import raise_open_files, tune_runtime
 from door.ui.terminal import Terminal
+
+if TYPE_CHECKING:  # (asyncssh is imported when SSH starts, not with the app)
+    from door.net.ssh import ExecRequest, ExecResult
 
 log = logging.getLogger(__name__)
 
@@ -215,6 +218,7 @@ class App:
                 guard=self.guard,
                 sessions=self.sessions,
                 reuse_port=self.share_ports,
+                on_exec=self._ssh_exec,
             )
             self._servers.append(acceptor)
             self.ports["ssh"] = acceptor.get_port()
@@ -287,6 +291,17 @@ class App:
             await enter_session(terminal, services, user, runner=self._runner)
         except LoginAborted:
             return
+
+    async def _ssh_exec(self, request: ExecRequest) -> ExecResult:
+        """A command on the ssh command line (``ssh alice@host export 12``): see
+        door/services/remote.py."""
+        from door.net.ssh import ExecResult
+        from door.services.remote import RemoteCommands
+
+        services: Any = self.services
+        commands = RemoteCommands(services.accounts, services.games, services.exporter)
+        reply = await commands.run(request.user_id, request.command)
+        return ExecResult(reply.stdout, reply.stderr or None, reply.status)
 
     async def _ssh_session(self, terminal: Any, user: Any | None) -> None:
         services = self.services

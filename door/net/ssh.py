@@ -5,6 +5,12 @@ The ed25519 host key is generated on first start and kept (mode 0600) in one fil
 same callers shares, so clients never see it change. Keys arrive raw (``line_editor=False``,
 ``encoding=None``); window changes become :class:`~door.ui.terminal.Resize` events; the
 pty's TERM and the client's LANG feed the encoding decision.
+
+A command on the ssh command line (an *exec* request, ``ssh alice@host export 12``) is
+not a session: the logged-in account's :class:`ExecRequest` goes to the ``on_exec``
+handler the composition root gives :func:`start_ssh`, and its :class:`ExecResult` is sent
+back raw (bytes on stdout, a message on stderr, no pty needed) before the channel closes
+with the result's exit status. This module knows nothing of what the commands mean.
 """
 
 from __future__ import annotations
@@ -35,6 +41,48 @@ NEW_USER_NAMES = ("new", "apply")
 # (terminal, user or None for a `new` sign-up)
 SSHHandler = Callable[["SSHTerminal", Any | None], Awaitable[None]]
 
+MAX_COMMAND = 1024
+"""The longest exec command line looked at (characters); a longer one is refused."""
+EXEC_USAGE_STATUS = 2
+"""The exit status of a command refused before it ran (as a shell's usage errors)."""
+EXEC_FAILED_STATUS = 1
+"""The exit status of a command that could not be answered (timeout, server trouble)."""
+
+
+@dataclass(frozen=True)
+class ExecRequest:
+    """A command a logged-in account sent on the ssh command line."""
+
+    user_id: int
+    user_name: str
+    command: str
+    """The command line as the client sent it (at most :data:`MAX_COMMAND` characters)."""
+    peer: str
+    """``host:port`` of the client (for the log)."""
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """What a command answers: ``stdout`` sent as it is (no line-ending translation), an
+    optional one-line ``stderr`` message, and the exit status."""
+
+    stdout: bytes = b""
+    stderr: str | None = None
+    status: int = 0
+
+
+ExecHandler = Callable[[ExecRequest], Awaitable[ExecResult]]
+"""Answers an exec request (given to :func:`start_ssh` by the composition root)."""
+
+ONE_SESSION = "One session per connection, please."
+NO_COMMANDS = "this server runs no commands: connect without one for the menus"
+NEW_USER_COMMAND = (
+    "signing up needs the menus: connect with `ssh -t new@host`, without a command"
+)
+COMMAND_TOO_LONG = f"the command is too long (at most {MAX_COMMAND} characters)"
+COMMAND_TIMED_OUT = "the command took too long and was stopped; try again later"
+COMMAND_FAILED = "something went wrong on the server; nothing was changed"
+
 
 @dataclass(frozen=True)
 class SSHSettings:
@@ -43,6 +91,9 @@ class SSHSettings:
     connection: ConnectionSettings
     login_timeout: float = 120.0
     max_tries: int = 3
+    exec_timeout: float = 60.0
+    """Seconds a command on the ssh command line may take to answer, and then again for
+    the client to read the answer (a client that stops reading is cut off)."""
     version: str = "door"
     """The software version in the SSH version line (asyncssh's own names it and its release)."""
 
@@ -261,6 +312,10 @@ class DoorSSHServer(asyncssh.SSHServer):
         if self._conn is not None and not self._lost:
             self._conn.disconnect(asyncssh.DISC_BY_APPLICATION, message)
 
+    def drop_now(self, message: str) -> None:
+        """Close this connection now with ``message`` (safe once it is gone)."""
+        self._drop(message)
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._lost = True
         if self.admission is not None:
@@ -346,11 +401,14 @@ async def start_ssh(
     guard: LoginGuard | None = None,
     sessions: set[BaseTerminal] | None = None,
     reuse_port: bool = False,
+    on_exec: ExecHandler | None = None,
 ) -> asyncssh.SSHAcceptor:
     """Listen for SSH on ``host:port`` (0 = any free port); returns the acceptor.
 
     ``reuse_port`` (SO_REUSEPORT) lets several processes listen on the same port, the
     kernel spreading the connections between them (``door serve --workers``).
+    ``on_exec`` answers commands sent on the ssh command line (without it every command
+    is refused, status 2); a session without a command is the interactive one.
     """
 
     async def handle(process: asyncssh.SSHServerProcess[Any]) -> None:
@@ -365,11 +423,19 @@ async def start_ssh(
             process.exit(1)
             return
         # One session per connection: more would each hold a login dialogue (``new``)
-        # or a session without a connection slot of their own.
+        # or a session without a connection slot of their own (commands too: one
+        # connection must not run many at once on one slot).
+        command = process.command
         owner.sessions += 1
         if owner.sessions > 1:
-            process.stdout.write(b"One session per connection, please.\r\n")
+            if command is not None:  # a command's output may be a file: say it aside
+                process.stderr.write(ONE_SESSION.encode() + b"\n")
+            else:
+                process.stdout.write(ONE_SESSION.encode() + b"\r\n")
             process.exit(1)
+            return
+        if command is not None:
+            await run_exec(process, owner, command, on_exec, settings.exec_timeout)
             return
         if process.get_terminal_type() is None:
             process.stdout.write(b"door needs an interactive terminal: connect with ssh -t\r\n")
@@ -398,3 +464,53 @@ async def start_ssh(
         agent_forwarding=False,
         x11_forwarding=False,
     )
+
+
+async def run_exec(
+    process: asyncssh.SSHServerProcess[Any],
+    owner: DoorSSHServer,
+    command: str,
+    on_exec: ExecHandler | None,
+    timeout: float,
+) -> None:
+    """Answer one exec request and close its channel with the exit status.
+
+    The account has logged in (its slot leaves the pre-login pool, as an interactive
+    login's does). The handler has ``timeout`` seconds to answer (else the client is told
+    so, status 1), and the client as long again to read the answer (else the connection
+    is dropped). A failure ends this connection only.
+    """
+    peer, _ = describe_peer(process.get_extra_info("peername"))
+    user = owner.user
+    if user is None:  # `new`: there is no account yet to run anything for
+        result = ExecResult(stderr=NEW_USER_COMMAND, status=EXEC_USAGE_STATUS)
+    elif on_exec is None:
+        result = ExecResult(stderr=NO_COMMANDS, status=EXEC_USAGE_STATUS)
+    elif len(command) > MAX_COMMAND:
+        result = ExecResult(stderr=COMMAND_TOO_LONG, status=EXEC_USAGE_STATUS)
+    else:
+        if owner.admission is not None:
+            owner.admission.promote()
+        request = ExecRequest(int(user.id), str(user.name), command, peer)
+        log.info("ssh command from %s (%r): %.60r", peer, request.user_name, command)
+        try:
+            result = await asyncio.wait_for(on_exec(request), timeout)
+        except TimeoutError:
+            log.warning("ssh command from %s timed out after %.0f s", peer, timeout)
+            result = ExecResult(stderr=COMMAND_TIMED_OUT, status=EXEC_FAILED_STATUS)
+        except Exception:
+            log.exception("ssh command from %s failed", peer)
+            result = ExecResult(stderr=COMMAND_FAILED, status=EXEC_FAILED_STATUS)
+    try:
+        if result.stdout:
+            process.stdout.write(result.stdout)
+        if result.stderr:
+            process.stderr.write(result.stderr.encode("utf-8", "replace") + b"\n")
+        await asyncio.wait_for(process.stdout.drain(), timeout)
+        process.exit(result.status)
+    except TimeoutError:
+        # the client stopped reading: it must not hold its slot (or our buffer) for ever
+        log.info("ssh command from %s: the client stopped reading; dropped", peer)
+        owner.drop_now("The command's answer was not read in time.")
+    except (asyncssh.Error, ConnectionError, OSError, RuntimeError):
+        return  # the client went away mid-answer: only its own connection ends

@@ -152,8 +152,21 @@ async def test_a_session_without_a_terminal_is_told_and_closed(
     assert server.services is not None
     await server.services.accounts.register("Alice", PASSWORD)
     async with await ssh_connect(server, "Alice", password=PASSWORD) as conn:
+        proc = await conn.create_process(encoding=None)  # no command, no pty
+        told = await asyncio.wait_for(proc.stdout.read(), 10)
+    assert b"needs an interactive terminal" in told
+    await bystander.poke()
+
+
+async def test_a_shell_command_is_refused_as_an_unknown_door_command(
+    server: App, bystander: Bystander
+) -> None:
+    assert server.services is not None
+    await server.services.accounts.register("Alice", PASSWORD)
+    async with await ssh_connect(server, "Alice", password=PASSWORD) as conn:
         result = await asyncio.wait_for(conn.run("rm -rf /", encoding=None), 10)
-    assert b"needs an interactive terminal" in (result.stdout or b"")
+    assert (result.stdout, result.exit_status) == (b"", 2)
+    assert b"unknown command 'rm'" in (result.stderr or b"")
     await bystander.poke()
 
 
