@@ -20,6 +20,7 @@ SUBCOMMAND_MODULES = (
     "door.cli.db",
     "door.cli.check",
     "door.cli.rules",
+    "door.cli.verify",
 )
 
 
