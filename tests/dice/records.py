@@ -17,6 +17,10 @@ MAX_ACTIONS = 5000
 def _pick(rng: random.Random, kind: str, formatted: list[str]) -> str:
     """A random legal action; backgammon games mostly run on (doubles rare, mostly taken)."""
     if kind == "backgammon":
+        if "accept" in formatted:
+            return rng.choice(["accept", "reject"])
+        if "take" not in formatted and rng.random() < 0.003:
+            return "resign"  # not in legal_moves; refused where it does not apply
         if "roll" in formatted:
             return "double" if "double" in formatted and rng.random() < 0.05 else "roll"
         if "take" in formatted:
@@ -66,8 +70,16 @@ def play_record(
         legal = list(rules.legal_moves(state))
         by_text = {rules.format_move(state, m): m for m in legal}
         text = _pick(rng, kind, list(by_text))
-        moves.append({"seat": seat, "move": text})
-        state = rules.apply(state, by_text[text])
+        if text in by_text:
+            move = by_text[text]
+        else:
+            try:
+                move = rules.parse_move(state, text)
+                rules.apply(state, move)
+            except ValueError:
+                move = rng.choice(legal)
+        moves.append({"seat": seat, "move": rules.format_move(state, move)})
+        state = rules.apply(state, move)
     else:
         raise AssertionError("the game did not end")
     return {
