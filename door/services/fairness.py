@@ -200,9 +200,9 @@ def _verify_events(record: Mapping[str, object], seed: bytes) -> Verdict:
     if kind is None:
         kind = "spectrangle" if any("draw" in e for e in entries) else "backgammon"
     registry = build_registry()
-    if kind not in registry:
+    if not isinstance(kind, str) or kind not in registry:
         raise _Unreadable(f"door knows no game {kind!r}")
-    rules = registry[str(kind)]
+    rules = registry[kind]
     noun = "roll" if kind == "backgammon" else "draw"
     check = _Check(rules, seed, game_id, tuple(words), entries, noun)
     log = _log_items(record)
