@@ -13,10 +13,10 @@ object, already parsed) and returns a :class:`Verdict`. The keys it reads:
 - ``kind`` (``backgammon`` unless the events are draws), ``options`` (the game's
   options; a top-level ``match_length`` is read too) and ``seats`` (a count or a list;
   else one seat per word);
-- the log in order, under ``moves`` (or ``events`` / ``log``): each item a move's text,
-  or an object with ``move`` (and ``seat``), or a system event with ``action`` (and
-  ``seat``, ``reason``), or ``{"kind": ..., "seat": ..., "payload": {...}}`` as the game
-  service logs it. Chance items in the log are compared with ``chance`` and otherwise
+- the log in order, under ``events``, ``log`` or ``moves`` (the first found): each item
+  a move's text, or an object with ``move`` (and ``seat``), or a system event with
+  ``action`` (and ``seat``, ``reason``), or ``{"kind": ..., "seat": ..., "payload": ...}``
+  as the game service logs it. Chance items in the log are compared with ``chance`` and otherwise
   skipped: ``chance`` is what is checked.
 
 Without a log, backgammon dice are recomputed one by one (a roll removed from the end
@@ -49,8 +49,9 @@ Status = Literal["ok", "mismatch", "unrevealed", "unprovable", "malformed"]
 match the commitment); ``unrevealed``: the seed is not out yet; ``unprovable``: the game
 has no commitment; ``malformed``: the record cannot be read as a record."""
 
-LOG_KEYS = ("moves", "events", "log")
-"""Where a record may keep its log, in the order they are looked for."""
+LOG_KEYS = ("events", "log", "moves")
+"""Where a record may keep its log, in the order they are looked for (a full log before a
+list of moves, which may leave out system events such as a forfeit)."""
 
 
 @dataclass(frozen=True)
@@ -294,13 +295,20 @@ def _replay(check: _Check, record: Mapping[str, object], log: list[Event]) -> No
             f"the log has {len(inline)} chance events, the chance list {len(taken_bodies)}"
         )
     for n, (logged, taken) in enumerate(zip(inline, taken_bodies, strict=False)):
-        if dict(logged) != dict(taken):
+        if not _same_chance(rules, logged, taken):
             check.problems.append(
                 f"the log's chance event {n + 1} ({dict(logged)!r}) is not chance k={n} "
                 f"({dict(taken)!r})"
             )
             break
 
+
+def _same_chance(rules: AnyRules, a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Do two chance events' JSON say the same (keys the rules do not read aside)?"""
+    try:
+        return bool(rules.chance_from_json(dict(a)) == rules.chance_from_json(dict(b)))
+    except (ValueError, TypeError):
+        return False
 
 def _missing(first: int, last: int) -> str:
     if first == last:
