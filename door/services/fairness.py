@@ -15,8 +15,9 @@ object, already parsed) and returns a :class:`Verdict`. The keys it reads:
   else one seat per word);
 - the log in order, under ``events``, ``log`` or ``moves`` (the first found): each item
   a move's text, or an object with ``move`` (and ``seat``), or a system event with
-  ``action`` (and ``seat``, ``reason``), or ``{"kind": ..., "seat": ..., "payload": ...}``
-  as the game service logs it. Chance items in the log are compared with ``chance`` and otherwise
+  ``action`` (and ``seat``, ``reason``), or ``{"kind": ..., "seat": ..., "data": ...}``
+  (or ``"payload"``) with the payload as the game service logs it, as ``door export``
+  writes its ``moves``. Chance items in the log are compared with ``chance`` and otherwise
   skipped: ``chance`` is what is checked.
 
 Without a log, backgammon dice are recomputed one by one (a roll removed from the end
@@ -364,7 +365,7 @@ def _log_event(item: object, number: int) -> Event:
     seat = item.get("seat")
     if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
         raise _Unreadable(f"log item {number} has a seat that is not a number")
-    payload = item.get("payload")
+    payload = item.get("payload", item.get("data"))
     kind = item.get("kind")
     if isinstance(payload, Mapping) and isinstance(kind, str):
         return Event(kind, seat, payload)

@@ -1,6 +1,8 @@
-"""Games played to the end with the rules and the door-dice-v1 stream, written down as the
-JSON record ``door export --format json`` gives (the keys door/services/fairness.py
-reads). One small function, so that the tests can swap it for the real service and export.
+"""Games played to the end with the rules and the door-dice-v1 stream, written down in the
+shape of ``door export --format json`` (``door-record-1``: every logged event under
+``moves`` with its payload as ``data``, chance events included, and the chance events
+again under ``chance`` with their k). One small function, so that the tests can swap it
+for the real service and export; and the two ways to tamper with such a record.
 """
 
 from __future__ import annotations
@@ -49,7 +51,12 @@ def play_record(
     seats = len(words)
     state = rules.new_game(seats, options)
     chance: list[dict[str, Any]] = []
-    moves: list[dict[str, Any]] = []
+    log: list[dict[str, Any]] = []
+
+    def logged(kind: str, seat: int | None, text: str, data: dict[str, Any]) -> None:
+        log.append({"seq": len(log) + 1, "kind": kind, "seat": seat, "text": text, "data": data})
+
+    logged("system", None, "start", {"action": "start"})
     for _ in range(MAX_ACTIONS):
         if rules.outcome(state) is not None:
             break
@@ -58,13 +65,15 @@ def play_record(
             event = rules.chance_from_bytes(
                 state, fairdice.event_stream(seed, game_id, k, words)
             )
-            chance.append({"k": k, **rules.chance_to_json(event)})
+            data = rules.chance_to_json(event)
+            chance.append({"k": k, **data})
+            logged("chance", None, str(data), {"chance": data})
             state = rules.apply_chance(state, event)
             continue
         seat = rules.to_act(state)
         assert seat is not None
         if forfeit_chance and rng.random() < forfeit_chance:
-            moves.append({"seat": seat, "action": "forfeit", "reason": "resign"})
+            logged("system", seat, "forfeit", {"action": "forfeit", "reason": "resign"})
             state = rules.forfeit(state, seat, "resign")
             continue
         legal = list(rules.legal_moves(state))
@@ -78,17 +87,47 @@ def play_record(
                 rules.apply(state, move)
             except ValueError:
                 move = rng.choice(legal)
-        moves.append({"seat": seat, "move": rules.format_move(state, move)})
+        text = rules.format_move(state, move)
+        logged("move", seat, text, {"move": text})
         state = rules.apply(state, move)
     else:
         raise AssertionError("the game did not end")
     return {
+        "format": "door-record-1",
         "game_id": game_id,
         "kind": kind,
-        "options": dict(options),
+        "seats": [{"seat": s, "kind": "user", "name": f"player{s}"} for s in range(seats)],
+        "options": rules.validate_options(seats, options),
         "seed_hex": seed.hex(),
         "commitment_hex": fairdice.commitment(seed),
         "words": list(words),
         "chance": chance,
-        "moves": moves,
+        "moves": log,
     }
+
+
+def _chance_items(record: dict[str, Any]) -> list[dict[str, Any]]:
+    return [item for item in record["moves"] if item["kind"] == "chance"]
+
+
+def set_chance(record: dict[str, Any], i: int, key: str, value: Any) -> None:
+    """Change chance event ``i`` in the chance list and in the log alike."""
+    record["chance"][i][key] = value
+    _chance_items(record)[i]["data"]["chance"][key] = value
+
+
+def remove_chance(record: dict[str, Any], i: int) -> None:
+    """Remove chance event ``i`` from the chance list and from the log alike."""
+    del record["chance"][i]
+    record["moves"].remove(_chance_items(record)[i])
+
+
+def bare(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with its log as plain moves and system events (no chance, no payloads)."""
+    out = dict(record)
+    out["moves"] = [
+        {"seat": item["seat"], **item["data"]}
+        for item in record["moves"]
+        if item["kind"] != "chance"
+    ]
+    return out
