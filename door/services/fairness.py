@@ -122,12 +122,12 @@ class _Check:
         except (ValueError, TypeError) as exc:
             self.problems.append(f"{self.noun} k={k} cannot be read: {exc}")
             return None
-        stream = fairdice.event_stream(self.seed, self.game_id, k, self.words)
         if state is None:
             derived = self.rules.chance_from_json(
                 {"dice": list(fairdice.dice(self.seed, self.game_id, k, self.words))}
             )
         else:
+            stream = fairdice.event_stream(self.seed, self.game_id, k, self.words)
             derived = self.rules.chance_from_bytes(state, stream)
         if derived == event:
             self.checked += 1
@@ -164,8 +164,7 @@ def verify_record(record: Mapping[str, object]) -> Verdict:
     if seed_hex in (None, ""):
         return Verdict(
             "unrevealed",
-            f"this record has no seed yet (the game is not over): the commitment is "
-            f"{commitment}",
+            f"this record has no seed yet (the game is not over): the commitment is {commitment}",
         )
     if not isinstance(seed_hex, str):
         return Verdict("malformed", "seed_hex is not text")
@@ -245,9 +244,9 @@ def _replay(check: _Check, record: Mapping[str, object], log: list[Event]) -> No
     seats = _seats(record, len(check.words))
     try:
         state = rules.new_game(seats, options)
-    except (ValueError, TypeError) as exc:
+    except Exception as exc:  # a record is anyone's file: any failure is a reason, not a crash
         raise _Unreadable(f"the record's options do not make a game: {exc}") from None
-    inline: list[Mapping[str, Any]] = []
+    inline: list[Any] = []
     taken_bodies: list[Mapping[str, Any]] = []
 
     def settle(at: str) -> bool:
@@ -264,7 +263,7 @@ def _replay(check: _Check, record: Mapping[str, object], log: list[Event]) -> No
                 return False
             taken_bodies.append(body)
             try:
-                state = apply_event(rules, state, Event("chance", None, {"chance": body}))
+                state = _apply(rules, state, Event("chance", None, {"chance": body}))
             except ReplayError as exc:
                 check.problems.append(f"{check.noun} k={check.last_k} does not fit: {exc}")
                 return False
@@ -279,7 +278,7 @@ def _replay(check: _Check, record: Mapping[str, object], log: list[Event]) -> No
             check.stopped = True
             return
         try:
-            state = apply_event(rules, state, event)
+            state = _apply(rules, state, event)
         except ReplayError as exc:
             check.problems.append(f"the record's moves do not replay at {what}: {exc}")
             check.stopped = True
@@ -298,18 +297,29 @@ def _replay(check: _Check, record: Mapping[str, object], log: list[Event]) -> No
     for n, (logged, taken) in enumerate(zip(inline, taken_bodies, strict=False)):
         if not _same_chance(rules, logged, taken):
             check.problems.append(
-                f"the log's chance event {n + 1} ({dict(logged)!r}) is not chance k={n} "
-                f"({dict(taken)!r})"
+                f"the log's chance event {n + 1} ({logged!r}) is not chance k={n} ({taken!r})"
             )
             break
 
 
-def _same_chance(rules: AnyRules, a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+def _apply(rules: AnyRules, state: Any, event: Event) -> Any:
+    """:func:`door.games.replay.apply_event`, with any failure of the rules on a damaged
+    record (say a forfeit by a seat the game does not have) a :class:`ReplayError` too."""
+    try:
+        return apply_event(rules, state, event)
+    except ReplayError:
+        raise
+    except Exception as exc:  # a record is anyone's file: any failure is a reason, not a crash
+        raise ReplayError(f"the {event.kind} event {dict(event.payload)!r}: {exc!r}") from exc
+
+
+def _same_chance(rules: AnyRules, a: Any, b: Mapping[str, Any]) -> bool:
     """Do two chance events' JSON say the same (keys the rules do not read aside)?"""
     try:
-        return bool(rules.chance_from_json(dict(a)) == rules.chance_from_json(dict(b)))
-    except (ValueError, TypeError):
+        return bool(rules.chance_from_json(a) == rules.chance_from_json(dict(b)))
+    except (ValueError, TypeError, KeyError, AttributeError):
         return False
+
 
 def _missing(first: int, last: int) -> str:
     if first == last:
@@ -378,4 +388,3 @@ def _log_event(item: object, number: int) -> Event:
         chance = item.get("chance", {k: v for k, v in flat.items() if k != "k"})
         return Event("chance", seat, {"chance": chance})
     raise _Unreadable(f"log item {number} is neither a move nor an event: {dict(item)!r}")
-

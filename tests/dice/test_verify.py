@@ -9,6 +9,7 @@ import random
 import re
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -320,3 +321,15 @@ def test_any_damage_to_an_event_gives_a_verdict_not_a_crash(
         record["chance"][where % len(record["chance"])][key] = value
     verdict = verify_record(record)
     assert verdict.summary
+
+
+@pytest.mark.parametrize("kind", ["backgammon", "spectrangle"])
+@pytest.mark.parametrize("seat", [2, 99, -1])
+def test_a_forfeit_by_a_seat_the_game_has_not_is_a_reason_not_a_crash(kind: str, seat: int) -> None:
+    record = play_record(kind, b"\x05" * 32, 8, ["", ""], {}, random.Random(3))
+    record["moves"].insert(
+        5, {"seq": 0, "kind": "system", "seat": seat, "data": {"action": "forfeit"}}
+    )
+    verdict = verify_record(record)
+    assert not verdict.ok
+    assert any("do not replay at log item 6" in p for p in verdict.problems), verdict.lines()
