@@ -117,3 +117,11 @@ def test_a_dash_reads_the_record_from_standard_input(record: dict[str, Any]) -> 
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"all {len(record['chance'])} rolls check\n"
+
+
+def test_a_good_spectrangle_record_says_all_draws_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = play_record("spectrangle", b"\x2b" * 32, 13, ["a", "b", "c"], {}, random.Random(8))
+    status, out, _ = _verify(tmp_path, json.dumps(record), capsys)
+    assert (status, out) == (0, f"all {len(record['chance'])} draws check\n")
