@@ -22,6 +22,7 @@ SUBCOMMAND_MODULES = (
     "door.cli.export",
     "door.cli.selfplay",
     "door.cli.rules",
+    "door.cli.verify",
 )
 
 
