@@ -625,3 +625,61 @@ def test_serve_takes_the_web_port_from_the_command_line(tmp_path: Path) -> None:
     assert config_from_args(build_parser().parse_args(["serve"])).server.web_port == 0
     with pytest.raises(ConfigError, match="--web-port"):
         config_from_args(build_parser().parse_args(["serve", "--web-port", "70000"]))
+
+
+# -- game records over HTTP ------------------------------------------------------------------
+
+
+async def finished_game(app: App) -> int:
+    """A backgammon game between two new users, given up at once (so it is finished)."""
+    from tests.export.play import begin_backgammon
+
+    accounts = app.services.accounts
+    alice = await accounts.register("Alice", "alice-pw")
+    bob = await accounts.register("Bob", "bob-pw1")
+    game_id = await begin_backgammon(app.services.games, alice, bob, {"match_length": 1})
+    await app.services.games.resign(game_id, alice.id)
+    assert (await app.services.games.get(game_id)).info.status == "finished"
+    return game_id
+
+
+async def test_a_finished_games_record_is_served_as_its_exporter_writes_it(
+    tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    async with running(web_config(tmp_path)) as app:
+        game_id = await finished_game(app)
+        for fmt in ("mat", "sgf", "json"):
+            answer = await http.get(http_url(app, f"/games/{game_id}.{fmt}"))
+            assert answer.status == 200, fmt
+            expected = await app.services.exporter.export(game_id, fmt, None)
+            assert await answer.text() == expected.text
+            assert f'filename="game{game_id}.{fmt}"' in answer.headers["Content-Disposition"]
+            assert answer.headers["X-Content-Type-Options"] == "nosniff"
+        assert "Bob" in await (await http.get(http_url(app, f"/games/{game_id}.mat"))).text()
+
+
+async def test_a_missing_hidden_or_mismatched_record_is_the_same_404(
+    tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    config = web_config(tmp_path)
+    config = replace(config, games=replace(config.games, public_finished=False))
+    async with running(config) as app:
+        game_id = await finished_game(app)  # finished, and private to its players
+        answers = [
+            await http.get(http_url(app, f"/games/{game_id}.mat")),  # hidden
+            await http.get(http_url(app, f"/games/{game_id + 100}.mat")),  # missing
+            await http.get(http_url(app, f"/games/{game_id}.pdf")),  # no such format
+            await http.get(http_url(app, "/games/99999999999999999999999.sgf")),
+        ]
+        assert [a.status for a in answers] == [404] * 4
+        bodies = {await a.text() for a in answers}
+        assert len(bodies) == 1
+
+
+async def test_the_other_games_format_is_a_404_too(
+    tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    async with running(web_config(tmp_path)) as app:
+        game_id = await finished_game(app)
+        answer = await http.get(http_url(app, f"/games/{game_id}.txt"))  # Spectrangle's
+        assert answer.status == 404
