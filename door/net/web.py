@@ -502,6 +502,7 @@ class WebServer:
         self._site = site
         self.ssl_context = ssl_context
         self._settings = settings
+        self._stop: asyncio.Future[None] | None = None
         self._cleanup: asyncio.Future[None] | None = None
 
     @property
@@ -533,14 +534,23 @@ class WebServer:
         return True
 
     def close(self) -> None:
-        """Stop listening (live sessions are ended by the App, as on every transport)."""
-        if self._cleanup is None:
-            self._cleanup = asyncio.ensure_future(self._runner.cleanup())
+        """Stop listening. Live sessions go on: the App tells them and lets them finish
+        (aiohttp's own cleanup would cancel them, perhaps in the middle of a move)."""
+        if self._stop is None:
+            self._stop = asyncio.ensure_future(self._site.stop())
 
     async def wait_closed(self) -> None:
+        """Close the listener and whatever connections are left (after the sessions)."""
         self.close()
-        assert self._cleanup is not None
+        if self._cleanup is None:
+            self._cleanup = asyncio.ensure_future(self._cleanup_after_stop())
         await asyncio.shield(self._cleanup)
+
+    async def _cleanup_after_stop(self) -> None:
+        assert self._stop is not None
+        with contextlib.suppress(Exception):
+            await self._stop
+        await self._runner.cleanup()
 
 
 def page_url(host: str, port: int, *, tls: bool) -> str:
@@ -942,7 +952,8 @@ async def start_web(
     app.router.add_get(r"/games/{id:[0-9]+}.{fmt:[a-z]+}", door.record)
     app.router.add_get("/", door.page)
     app.router.add_get(r"/{path:[A-Za-z0-9._/-]+}", door.page)
-    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+    # shutdown_timeout: what is left of a connection once the App has closed every session
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0)
     await runner.setup()
     site = web.TCPSite(
         runner,

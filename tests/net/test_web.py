@@ -27,10 +27,19 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from door.app import App
+from door.app import App, connection_settings
 from door.config import Config, ConfigError, load_config
 from door.net.limits import ADDRESS_FULL, LOGIN_TIME_UP
-from door.net.web import SECURITY_HEADERS, Asset, load_assets, origin_allowed, parse_control
+from door.net.web import (
+    SECURITY_HEADERS,
+    Asset,
+    WebSettings,
+    load_assets,
+    origin_allowed,
+    parse_control,
+    start_web,
+)
+from door.ui.terminal import Hangup
 from tests.net.conftest import echo_runner, make_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -473,6 +482,65 @@ async def test_shutdown_says_goodbye_to_web_sessions(
     await app.shutdown()
     await page.closed()
     assert "shutting down" in page.text()
+
+
+async def test_shutdown_lets_a_web_session_finish_what_it_is_doing(
+    tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    async def slow_to_leave(terminal: Any, services: Any, user: Any, *, start: Any = None
+                            ) -> None:
+        terminal.write("SESSION\r\n")
+        await terminal.drain()
+        while not isinstance(await terminal.read_event(), Hangup):
+            pass
+        await asyncio.sleep(2.5)  # a move being saved, say: longer than aiohttp would wait
+        terminal.write("SAVED\r\n")
+        await terminal.drain()
+
+    app = App(web_config(tmp_path, shutdown_grace_s=6.0), runner=slow_to_leave)
+    await app.start(web_port=0)
+    await app.services.accounts.register("alice", "secret1")
+    page = await Page.open(http, ws_url(app))
+    await page.wait_for("Name:")
+    await page.keys(b"alice\rsecret1\r")
+    await page.wait_for("SESSION")
+    await app.shutdown()
+    await page.closed()
+    assert "SAVED" in page.text()
+
+
+async def test_a_socket_that_stops_answering_pings_is_closed(
+    http: aiohttp.ClientSession,
+) -> None:
+    ended = asyncio.Event()
+
+    async def session(terminal: Any) -> None:
+        while not isinstance(await terminal.read_event(), Hangup):
+            pass
+        ended.set()
+
+    settings = WebSettings(connection_settings(Config()), negotiation_wait=0.3, heartbeat=0.4)
+    server = await start_web("127.0.0.1", 0, session, settings=settings)
+    try:
+        ws = await http.ws_connect(f"ws://127.0.0.1:{server.port}/ws", autoping=False)
+        await ws.send_str(json.dumps(HELLO))
+        # never answering the server's pings (and never reading: a dead peer)
+        await asyncio.wait_for(ended.wait(), 5)
+        await ws.close()
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def test_a_client_asking_only_for_unknown_subprotocols_is_told_and_closed(
+    tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    async with running(web_config(tmp_path)) as app:
+        ws = await http.ws_connect(ws_url(app), protocols=("base64",))
+        page = Page(ws)
+        await page.closed()
+        assert page.bye == "unsupported subprotocol"
+        assert b"Name:" not in page.raw
 
 
 # -- TLS -----------------------------------------------------------------------------------
