@@ -62,7 +62,7 @@ from door.net import detect
 from door.net.base import BaseTerminal, ConnectionSettings, describe_peer, run_terminal_session
 from door.net.limits import Admission, ConnectionLimiter, LoginGuard
 from door.net.telnet import TelnetSettings, telnet_protocol_factory
-from door.ui.terminal import Caps, Resize
+from door.ui.terminal import Caps, Encoding, Resize
 
 log = logging.getLogger(__name__)
 
@@ -339,6 +339,12 @@ class WebTerminal(BaseTerminal):
         self.bye = "Goodbye."
         self._ws = ws
         self._outbox = outbox
+
+    def set_encoding(self, encoding: Encoding) -> None:
+        """The page decodes UTF-8 only: a player's remembered CP437 (chosen on a BBS
+        terminal) must not garble the browser, so the encoding stays UTF-8."""
+        if encoding != "utf-8":
+            log.debug("web terminal %s keeps UTF-8 (asked for %s)", self.peer, encoding)
 
     async def _receive(self) -> bytes | Resize | None:
         while True:
@@ -951,7 +957,7 @@ async def start_web(
     app.router.add_get("/name.json", door.name)
     app.router.add_get(r"/games/{id:[0-9]+}.{fmt:[a-z]+}", door.record)
     app.router.add_get("/", door.page)
-    app.router.add_get(r"/{path:[A-Za-z0-9._/-]+}", door.page)
+    app.router.add_get(r"/{path:.+}", door.page)  # only names in ``assets`` are answered
     # shutdown_timeout: what is left of a connection once the App has closed every session
     runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0)
     await runner.setup()

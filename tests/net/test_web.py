@@ -182,6 +182,19 @@ async def test_the_hello_sets_the_size_type_and_utf8(
         await page.close()
 
 
+async def test_a_remembered_cp437_choice_does_not_garble_the_browser(
+    tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    async with running(web_config(tmp_path), runner=echo_runner) as app:
+        alice = await app.services.accounts.register("alice", "secret1")
+        await app.services.accounts.update_settings(alice.id, charset="cp437")
+        page = await Page.open(http, ws_url(app))
+        await page.wait_for("Name:")
+        await page.keys(b"alice\rsecret1\r")
+        await page.wait_for("SESSION user=alice")
+        assert "enc=utf-8" in page.text()
+
+
 async def test_a_resize_reaches_the_session(tmp_path: Path, http: aiohttp.ClientSession) -> None:
     async with running(web_config(tmp_path), runner=echo_runner) as app:
         await app.services.accounts.register("alice", "secret1")
