@@ -115,6 +115,14 @@ _RECORD_TYPES = {
     "txt": "text/plain; charset=utf-8",
     "json": "application/json; charset=utf-8",
 }
+_BYES = {
+    "idle": "Idle too long. Goodbye.",
+    "shutdown": "The server is shutting down for a moment.",
+    "time": "Your time on the BBS is up.",
+    "stalled": "The connection stopped taking output.",
+    "output overflow": "The connection stopped taking output.",
+}
+"""The bye for a session the server ended, by the hang-up's reason."""
 _TERM_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 _LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 
@@ -376,6 +384,9 @@ class WebTerminal(BaseTerminal):
         await self._outbox.drain()
 
     def _disconnect(self) -> None:
+        reason = self._hangup_reason
+        if self.bye == "Goodbye." and reason in _BYES:
+            self.bye = _BYES[reason]
         self._outbox.close(self.bye)
 
     def _abort(self) -> None:
@@ -915,6 +926,8 @@ def not_found() -> web.Response:
 async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
+    # not aiohttp's "Python/3.x aiohttp/3.y": versions only help an attacker pick an exploit
+    response.headers["Server"] = "door"
 
 
 async def start_web(

@@ -382,6 +382,7 @@ async def test_every_http_answer_carries_the_security_headers(
         for answer in answers:
             for name, value in SECURITY_HEADERS.items():
                 assert answer.headers.get(name) == value, (answer.url, name)
+            assert answer.headers["Server"] == "door"  # no library versions
         assert "frame-ancestors 'none'" in SECURITY_HEADERS["Content-Security-Policy"]
 
 
@@ -495,6 +496,7 @@ async def test_shutdown_says_goodbye_to_web_sessions(
     await app.shutdown()
     await page.closed()
     assert "shutting down" in page.text()
+    assert page.bye == "The server is shutting down for a moment."
 
 
 async def test_shutdown_lets_a_web_session_finish_what_it_is_doing(
