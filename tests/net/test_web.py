@@ -41,6 +41,9 @@ from door.net.web import (
 )
 from door.ui.terminal import Hangup
 from tests.net.conftest import echo_runner, make_config
+from tests.net.served import pg_db, serve, write_config
+
+__all__ = ["pg_db"]  # a fixture, used by name
 
 ROOT = Path(__file__).resolve().parents[2]
 HELLO = {"type": "hello", "cols": 80, "rows": 24, "term": "xterm-256color"}
@@ -766,3 +769,26 @@ async def test_the_other_games_format_is_a_404_too(
         game_id = await finished_game(app)
         answer = await http.get(http_url(app, f"/games/{game_id}.txt"))  # Spectrangle's
         assert answer.status == 404
+
+
+@pytest.mark.postgres
+async def test_workers_share_the_web_port_and_the_supervisor_prints_the_url_once(
+    pg_db: str, tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    port = free_port()
+    config = write_config(tmp_path, pg_db)
+    served = await asyncio.to_thread(serve, tmp_path, config, "--web-port", str(port))
+    try:
+        assert f"web on port {port}" in served.line
+        assert served.proc.stdout is not None
+        url = await asyncio.wait_for(asyncio.to_thread(served.proc.stdout.readline), 10)
+        assert url.decode().strip() == f"Web: http://127.0.0.1:{port}/"
+        pages = []
+        for _ in range(4):  # the kernel spreads them over the workers
+            page = await Page.open(http, f"ws://127.0.0.1:{port}/ws")
+            await page.wait_for("Name:")
+            pages.append(page)
+        for page in pages:
+            await page.close()
+    finally:
+        await asyncio.to_thread(served.stop)
