@@ -37,13 +37,19 @@ class DiceProof:
         """True once the seed is shown (the game is over)."""
         return self.seed_hex is not None
 
-    def lines(self, width: int) -> list[str]:
-        """The proof as text lines at most ``width`` columns wide (the hex wrapped)."""
+    def lines(self, width: int, *, commitment: bool = True) -> list[str]:
+        """The proof as text lines at most ``width`` columns wide (the hex cut where it
+        must be): the commitment (unless ``commitment`` is False and the seed is shown:
+        the seed's SHA-256 gives it back), and the seed once revealed."""
         if not self.provable or self.commitment_hex is None:
             return [NOT_PROVABLE[:width] if width > 0 else ""]
-        out = _labelled("Dice commitment: ", self.commitment_hex, width)
+        shown = [("Dice commitment:", self.commitment_hex)]
         if self.seed_hex is not None:
-            out += _labelled("Dice seed: ", self.seed_hex, width)
+            shown = [*(shown if commitment else []), ("Dice seed:", self.seed_hex)]
+        pad = max(len(label) for label, _ in shown) + 1
+        out: list[str] = []
+        for label, hex_text in shown:
+            out += _labelled(label, hex_text, width, pad)
         return out
 
 
@@ -59,12 +65,18 @@ def proof_of(game: GameRecord, seats: Sequence[SeatRecord]) -> DiceProof:
     )
 
 
-def _labelled(label: str, hex_text: str, width: int) -> list[str]:
-    """``label`` and ``hex_text`` on one line if they fit, else the label alone and the
-    hex in chunks of ``width`` (at least 8) columns."""
+def _labelled(label: str, hex_text: str, width: int, pad: int) -> list[str]:
+    """``label`` (padded to ``pad`` columns) and ``hex_text`` in lines of at most
+    ``width`` columns: on one line if it fits, else the hex cut into even pieces under
+    each other beside the label, or (too narrow for that) under the label."""
+    label = label.ljust(pad)
     width = max(width, 8)
     if len(label) + len(hex_text) <= width:
         return [label + hex_text]
-    out = [label.rstrip()]
-    out += [hex_text[i : i + width] for i in range(0, len(hex_text), width)]
-    return out
+    room = width - len(label)
+    if room < 16:
+        return [label.rstrip()] + [hex_text[i : i + width] for i in range(0, len(hex_text), width)]
+    count = -(-len(hex_text) // room)  # as few lines as fit, as even as can be
+    size = -(-len(hex_text) // count)
+    pieces = [hex_text[i : i + size] for i in range(0, len(hex_text), size)]
+    return [label + pieces[0], *(" " * len(label) + p for p in pieces[1:])]
