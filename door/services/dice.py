@@ -60,9 +60,7 @@ def proof_of(game: GameRecord, seats: Sequence[SeatRecord]) -> DiceProof:
     if seed is None:
         return DiceProof(game.id, False, None, words, None, game.chance_count)
     shown = seed.hex() if game.status in OVER else None
-    return DiceProof(
-        game.id, True, fairdice.commitment(seed), words, shown, game.chance_count
-    )
+    return DiceProof(game.id, True, fairdice.commitment(seed), words, shown, game.chance_count)
 
 
 def _labelled(label: str, hex_text: str, width: int, pad: int) -> list[str]:

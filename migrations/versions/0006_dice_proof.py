@@ -29,15 +29,17 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("games", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("dice_seed", sa.LargeBinary(), nullable=True))
-        batch_op.add_column(
-            sa.Column("chance_count", sa.Integer(), server_default=sa.text("0"), nullable=False)
-        )
-    with op.batch_alter_table("seats", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column("dice_word", sa.String(length=64), server_default="", nullable=False)
-        )
+    # Plain ALTER TABLE … ADD COLUMN, not batch mode: on SQLite a batch that recreates
+    # ``games`` drops the old table, and with foreign keys on that deletes every seat and
+    # event of every game (ON DELETE CASCADE).
+    op.add_column("games", sa.Column("dice_seed", sa.LargeBinary(), nullable=True))
+    op.add_column(
+        "games",
+        sa.Column("chance_count", sa.Integer(), server_default=sa.text("0"), nullable=False),
+    )
+    op.add_column(
+        "seats", sa.Column("dice_word", sa.String(length=64), server_default="", nullable=False)
+    )
     # an existing game's count of chance events, so the column tells the truth for
     # every game (its dice stay unprovable: it has no seed)
     op.execute(
@@ -47,8 +49,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("seats", schema=None) as batch_op:
-        batch_op.drop_column("dice_word")
-    with op.batch_alter_table("games", schema=None) as batch_op:
-        batch_op.drop_column("chance_count")
-        batch_op.drop_column("dice_seed")
+    # ALTER TABLE … DROP COLUMN (SQLite 3.35+), for the same reason as above: recreating
+    # the tables would cascade-delete the games' seats and events
+    op.drop_column("seats", "dice_word")
+    op.drop_column("games", "chance_count")
+    op.drop_column("games", "dice_seed")

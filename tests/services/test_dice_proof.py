@@ -154,9 +154,7 @@ async def test_every_backgammon_roll_of_a_match_is_the_seeds_counting_k_from_0(
     assert words == [fairdice.clean_word("  Ålice\x07 "), "bob's word"] == ["Ålice", "bob's word"]
     rolls = logged_chance(await real.events(info.id))
     assert len(rolls) == game.chance_count > 3
-    expected = [
-        list(fairdice.dice(game.dice_seed, game.id, k, words)) for k in range(len(rolls))
-    ]
+    expected = [list(fairdice.dice(game.dice_seed, game.id, k, words)) for k in range(len(rolls))]
     assert [r["dice"] for r in rolls] == expected
     assert game.status == "finished"
     # the match had more than one game: k went on counting into the later games' openings
@@ -167,7 +165,8 @@ async def test_every_backgammon_roll_of_a_match_is_the_seeds_counting_k_from_0(
     steps = replay(rules, rules.new_game(2, game.options), await real.events(info.id))
     openings = [s for s in steps if s.event.kind == "chance" and s.before.phase == OPENING]
     first_game_rolls = next(
-        i for i, s in enumerate(steps_chance(rules, game, await real.events(info.id)))
+        i
+        for i, s in enumerate(steps_chance(rules, game, await real.events(info.id)))
         if s.before.phase != OPENING
     )
     assert len(openings) > first_game_rolls  # some opening came after the first game
@@ -216,8 +215,9 @@ async def test_every_spectrangle_draw_is_the_seeds(
         if step.event.kind != "chance":
             continue
         stream = fairdice.event_stream(game.dice_seed, game.id, k, words)
-        assert rules.chance_to_json(rules.chance_from_bytes(step.before, stream)) == (
-            step.event.payload["chance"]
+        assert (
+            rules.chance_to_json(rules.chance_from_bytes(step.before, stream))
+            == (step.event.payload["chance"])
         )
         k += 1
     assert k == game.chance_count > 1
