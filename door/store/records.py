@@ -8,7 +8,7 @@ from these; nothing above ``door/store`` sees a database row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, TypeAlias
 
@@ -105,9 +105,10 @@ class GameRecord:
     summary: str
     outcome: JSONObject | None
     last_seq: int
-    dice_seed: bytes | None = None
+    dice_seed: bytes | None = field(default=None, repr=False)
     """The secret seed of the game's provable dice (door/games/fairdice.py); None for a
-    game made before there were any. Never shown before the game is over."""
+    game made before there were any. Never shown before the game is over (nor in the
+    record's repr, which a log line or a traceback might show)."""
     chance_count: int = 0
     """How many chance events the game has logged: the k of the next one."""
 

@@ -391,3 +391,11 @@ async def test_replay_check_finds_a_logged_roll_that_is_not_the_seeds(
     await db.run_sync(write)
     problem = await real.replay_check(info.id)
     assert problem is not None and "chance event 0" in problem and "dice seed" in problem
+
+
+async def test_a_game_records_repr_leaves_the_seed_out(real: GameService, alice: User) -> None:
+    # a log line or a traceback may show a record: it must not give the seed away
+    info = await real.begin(alice.id, "backgammon", {}, [ME, SeatSpec("open")])
+    game, _ = await record_of(real, info.id)
+    assert game.dice_seed is not None
+    assert game.dice_seed.hex() not in repr(game) and repr(game.dice_seed) not in repr(game)
