@@ -3,7 +3,9 @@
 First the files: the data folder, the SQLite file and its side files, the SSH host key;
 any that other users may read is a warning with the ``chmod`` that fixes it. Then the
 database itself (SQLite's ``quick_check``, the schema), then each game replayed through
-the rules and compared with its snapshot; last every rating, recomputed from the
+the rules and compared with its snapshot (and, for a game with provable dice, each logged
+chance event compared with the one its seed makes, and its count of chance events with
+the log's); last every rating, recomputed from the
 finished games (``door/services/ratings.py`` rating_problems) and compared with the one
 stored.
 """

@@ -18,12 +18,14 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
     TypeDecorator,
     UniqueConstraint,
     false,
+    text,
 )
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Dialect
@@ -227,6 +229,11 @@ class GameRow(Base):
     summary: Mapped[str] = mapped_column(Text, default="")
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     last_seq: Mapped[int] = mapped_column(Integer, default=0)
+    # provable dice (migration 0006, door/games/fairdice.py): the secret seed, NULL for a
+    # game made before there was one (its dice cannot be proven), and how many chance
+    # events the game has logged (the k of the next one)
+    dice_seed: Mapped[bytes | None] = mapped_column(LargeBinary)
+    chance_count: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
 
 
 class SeatRow(Base):
@@ -242,6 +249,8 @@ class SeatRow(Base):
     bot_level: Mapped[str | None] = mapped_column(String(40))
     timeouts: Mapped[int] = mapped_column(Integer, default=0)
     last_seen_seq: Mapped[int] = mapped_column(Integer, default=0)
+    # the seat's dice word, mixed into every roll (fairdice): '' when none was given
+    dice_word: Mapped[str] = mapped_column(String(64), default="", server_default="")
 
 
 class GameEventRow(Base):

@@ -106,14 +106,16 @@ def _game(v: Sequence[Any]) -> GameRecord:
     return GameRecord(
         v[0], v[1], dict(v[2] or {}), v[3], v[4], v[5], v[6], v[7], v[8], bool(v[9]),
         v[10], v[11], v[12], v[13], v[14] or "", None if v[15] is None else dict(v[15]), v[16],
+        None if v[17] is None else bytes(v[17]), int(v[18] or 0),
     )  # fmt: skip
 
 
 def seat_record(v: Sequence[Any]) -> SeatRecord:
-    return SeatRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
+    # the seats table's columns, then the user's name
+    return SeatRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[8], v[7] or "")
 
 
-GAME_COLUMNS = 17  # the games table's columns, which lead each row of game_with_seats
+GAME_COLUMNS = 19  # the games table's columns, which lead each row of game_with_seats
 
 
 def game_and_seat(v: Sequence[Any]) -> tuple[GameRecord, SeatRecord | None]:
@@ -391,7 +393,7 @@ class Queries:
         self.save_game = _write(
             "save_game",
             _update(games, "status", "snapshot", "to_act", "deadline", "updated_at",
-                    "finished_at", "summary", "outcome", "last_seq")
+                    "finished_at", "summary", "outcome", "last_seq", "chance_count")
             .values(version=p("new_version"))
             .where(
                 and_(
@@ -454,11 +456,11 @@ class Queries:
         self.insert_seats = _write(
             "insert_seats",
             _insert(seats, "game_id", "seat", "kind", "user_id", "bot_level", "timeouts",
-                    "last_seen_seq"),
+                    "last_seen_seq", "dice_word"),
         )  # fmt: skip
         self.update_seat = _write(
             "update_seat",
-            _update(seats, "kind", "user_id", "bot_level", "timeouts").where(
+            _update(seats, "kind", "user_id", "bot_level", "timeouts", "dice_word").where(
                 and_(seats.c.game_id == p("w_game_id"), seats.c.seat == p("w_seat"))
             ),
         )

@@ -8,7 +8,7 @@ from these; nothing above ``door/store`` sees a database row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, TypeAlias
 
@@ -105,6 +105,12 @@ class GameRecord:
     summary: str
     outcome: JSONObject | None
     last_seq: int
+    dice_seed: bytes | None = field(default=None, repr=False)
+    """The secret seed of the game's provable dice (door/games/fairdice.py); None for a
+    game made before there were any. Never shown before the game is over (nor in the
+    record's repr, which a log line or a traceback might show)."""
+    chance_count: int = 0
+    """How many chance events the game has logged: the k of the next one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +125,8 @@ class SeatRecord:
     timeouts: int
     last_seen_seq: int
     user_name: str | None
+    dice_word: str = ""
+    """The word the seat's player gave for the dice ('' for none)."""
 
 
 @dataclass(frozen=True, slots=True)

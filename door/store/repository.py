@@ -308,6 +308,7 @@ class Repository:
             "summary": game.summary,
             "outcome": game.outcome,
             "last_seq": game.last_seq,
+            "chance_count": game.chance_count,
         }
 
     def save_game_seen(
@@ -354,7 +355,7 @@ class Repository:
             [
                 {"game_id": s.game_id, "seat": s.seat, "kind": s.kind, "user_id": s.user_id,
                  "bot_level": s.bot_level, "timeouts": s.timeouts,
-                 "last_seen_seq": s.last_seen_seq}
+                 "last_seen_seq": s.last_seen_seq, "dice_word": s.dice_word}
                 for s in seats
             ],
         )  # fmt: skip
@@ -365,7 +366,8 @@ class Repository:
         self._run.execute(
             self._q.update_seat,
             {"w_game_id": seat.game_id, "w_seat": seat.seat, "kind": seat.kind,
-             "user_id": seat.user_id, "bot_level": seat.bot_level, "timeouts": seat.timeouts},
+             "user_id": seat.user_id, "bot_level": seat.bot_level, "timeouts": seat.timeouts,
+             "dice_word": seat.dice_word},
         )  # fmt: skip
 
     def mark_seen(self, game_id: int, user_id: int, seq: int) -> int:
@@ -635,4 +637,6 @@ def _game_values(game: GameRecord) -> dict[str, object]:
         "summary": game.summary,
         "outcome": game.outcome,
         "last_seq": game.last_seq,
+        "dice_seed": game.dice_seed,
+        "chance_count": game.chance_count,
     }

@@ -8,10 +8,11 @@ stone wins. A timeout is a pass; a forfeit puts that seat last and ends the game
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from door.games import fairdice
 from door.games.base import (
     AmbiguousMoveError,
     IllegalMoveError,
@@ -106,6 +107,11 @@ class NimRules:
         if not state.started:
             return ("start", rng.randrange(state.seats))
         return ("die", rng.randint(1, 3))
+
+    def chance_from_bytes(self, state: NimState, stream: Iterator[int]) -> tuple[str, int]:
+        if not state.started:
+            return ("start", fairdice.choose(stream, state.seats))
+        return ("die", fairdice.choose(stream, 3) + 1)
 
     def apply_chance(self, state: NimState, event: tuple[str, int]) -> NimState:
         what, value = event

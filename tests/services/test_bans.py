@@ -26,6 +26,7 @@ REFUSED_TO_THE_BANNED = {
 }  # fmt: skip
 READS_AND_SERVER_WORK = {
     "get", "list_games", "events", "since_last_visit", "replay_check", "game_ids",
+    "dice_proof",
     "sweep_deadlines",
 }  # fmt: skip
 

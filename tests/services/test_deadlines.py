@@ -15,8 +15,10 @@ from tests.services.test_games import player_to_act, two_player_game
 ME, OPEN = SeatSpec("me"), SeatSpec("open")
 
 
-async def started(games: GameService, a: User, b: User, hours: int = 24) -> GameSnapshot:
-    info = await games.begin(a.id, "nim", {"heap": 50}, [ME, OPEN], deadline_hours=hours)
+async def started(
+    games: GameService, a: User, b: User, hours: int = 24, heap: int = 50
+) -> GameSnapshot:
+    info = await games.begin(a.id, "nim", {"heap": heap}, [ME, OPEN], deadline_hours=hours)
     await games.join(info.id, b.id)
     return await games.get(info.id)
 
@@ -123,7 +125,7 @@ async def test_one_game_whose_timeout_fails_does_not_stop_the_sweep(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     broken = await started(games, alice, bob)
-    fine = await started(games, bob, carol)
+    fine = await started(games, bob, carol, heap=49)  # never the same state as ``broken``
     rules = games.registry["nim"]
     original = rules.on_timeout
 

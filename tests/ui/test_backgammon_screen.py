@@ -634,10 +634,12 @@ async def test_the_whole_journey_begin_join_and_both_players_move(
     a.term.type("n")
     a.term.line("Bob")
     a.term.type("s")  # start
+    a.term.press("enter")  # no dice word
     await a.term.settle()
     # Bob joins it from the list of open games and lands on the board.
     b = await start_session(bob, start="open")
     b.term.press("enter")
+    b.term.press("enter")  # no dice word
     await b.term.wait_for("It has begun!")
     games, _ = await services.games.list_games("active", bob.id)
     gid = games[0].id

@@ -66,6 +66,7 @@ async def test_enter_accepts_an_invitation_and_the_game_begins(
     r.term.type("v")
     await r.term.settle()
     r.term.press("enter")
+    r.term.press("enter")  # no dice word
     await r.term.settle()
     assert f"#{game_id}" in r.term.row(0)
     assert (await services.games.get(game_id)).info.status == "active"

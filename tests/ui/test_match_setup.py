@@ -64,7 +64,9 @@ async def test_a_one_point_match_shows_neither_cube_nor_crawford(
     text = await press(r, *["a"] * steps)
     assert "Match length: 1 point" in text
     assert "Cube" not in text and "Crawford" not in text
-    await press(r, "s")
+    r.term.type("s")
+    r.term.press("enter")  # start, no dice word
+    await r.term.settle()
     games, _ = await services.games.list_games("mine", alice.id)
     assert games[0].options["cube"] is False and games[0].options["crawford"] is False
 

@@ -36,6 +36,7 @@ async def test_enter_on_an_open_game_joins_it(
     gid = await open_game_by(services, bob)
     r = await start_session(alice, start="open")
     r.term.press("enter")
+    r.term.press("enter")  # no dice word
     await r.term.settle()
     snapshot = await services.games.get(gid, alice.id)
     assert snapshot.info.status == "active"
@@ -153,6 +154,7 @@ async def test_begin_a_backgammon_game_against_a_named_user(
     await r.term.settle()
     assert "Opponent: Player Bob" in r.term.display_text()
     r.term.type("s")
+    r.term.press("enter")  # no dice word
     await r.term.settle()
     assert "Main Menu" in r.term.row(0)
     assert "is waiting for 1 more player" in r.term.display_text()
@@ -171,10 +173,12 @@ async def test_named_opponent_joins_from_the_list_and_the_game_begins(
     a.term.type("n")
     a.term.line("Bob")
     a.term.type("s")
+    a.term.press("enter")  # no dice word
     await a.term.settle()
     b = await start_session(bob, start="open")
     assert "Alice v Bob" in b.term.display_text()
     b.term.press("enter")
+    b.term.press("enter")  # no dice word
     await b.term.settle()
     games, _ = await services.games.list_games("active", bob.id)
     assert [g.status for g in games] == ["active"]
@@ -230,6 +234,7 @@ async def test_begin_an_open_spectrangle_game_for_three(
     r.term.type("s")
     r.term.type("n")
     r.term.type("s")
+    r.term.press("enter")  # no dice word
     await r.term.settle()
     assert "is waiting for 2 more players" in r.term.display_text()
     games, _ = await services.games.list_games("open", None)
@@ -417,6 +422,7 @@ async def test_joining_an_open_game_opens_its_board(
     gid = await open_game_by(services, bob)
     r = await start_session(alice, start="open")
     r.term.press("enter")
+    r.term.press("enter")  # no dice word
     await r.term.settle()
     assert f"Backgammon #{gid}" in r.term.row(0)
     r.term.type("q")
@@ -465,9 +471,11 @@ async def test_begin_against_a_named_user_then_both_see_the_board(
     a.term.type("n")
     a.term.line("Bob")
     a.term.type("s")
+    a.term.press("enter")  # no dice word
     await a.term.settle()
     b = await start_session(bob, start="open")
     b.term.press("enter")
+    b.term.press("enter")  # no dice word
     await b.term.settle()
     (game,), _ = await services.games.list_games("active", bob.id)
     assert f"Spectrangle #{game.id}" in b.term.row(0)
@@ -509,6 +517,7 @@ async def test_begin_against_the_computer_starts_at_once_on_the_board(
     first = levels("spectrangle")[0][0]
     assert f"Opponent: Computer ({first})" in r.term.display_text()
     r.term.type("s")
+    r.term.press("enter")  # no dice word
     await r.term.settle()
     (game,), _ = await services.games.list_games("active", alice.id)
     assert f"Spectrangle #{game.id}" in r.term.row(0)
@@ -576,6 +585,7 @@ async def test_begin_starts_from_the_sysops_default_deadline(
     r.term.type("n")
     r.term.line("bob")
     r.term.type("s")
+    r.term.press("enter")  # no dice word
     await r.term.settle()
     games, _ = await services.games.list_games("mine", alice.id)
     assert games[0].deadline_hours == 48

@@ -93,8 +93,11 @@ async def test_an_empty_field_is_dots_around_its_index(
     start_session: StartSession, services: Services, alice: User, bob: User, mode: str
 ) -> None:
     info = await played_game(services, alice, bob, moves=2)
-    state = (await services.games.get(info.id, alice.id)).state
-    r = await mono_screen(start_session, services, alice, info.id, mode)
+    snap = await services.games.get(info.id, alice.id)
+    state = snap.state
+    # the player not on turn: the mover's empty fields that take the piece show its score
+    watcher = bob if snap.info.to_act == snap.my_seat else alice
+    r = await mono_screen(start_session, services, watcher, info.id, mode)
     for index, tile in enumerate(tiles_of(state)):
         if tile is not None:
             continue

@@ -86,7 +86,8 @@ class GameService:
     The actions are the use-cases' own methods: ``begin``/``join``/``leave``/``decline``/
     ``list_games``/``get`` (:class:`Lobby`), ``submit``/``resign`` (:class:`Turns`),
     ``sweep_deadlines`` (:class:`Deadlines`), ``events``/``mark_seen``/
-    ``since_last_visit``/``replay_check``/``game_ids`` (:class:`History`).
+    ``since_last_visit``/``replay_check``/``game_ids`` (:class:`History`), ``dice_proof``
+    (:class:`GameCore`: the commitment, the words and, once over, the seed).
     ``notices.on_after_commit`` is the hook the bot runner sets. ``bot_levels`` are the
     computer players a game may seat, by kind (default: door's own bots,
     ``door.services.bots.level_names``); no other name is ever made a bot's account.
@@ -113,6 +114,8 @@ class GameService:
             clock,
             rng if rng is not None else secrets.SystemRandom(),
             cache if cache is not None else GameCache(),
+            # the dice seeds: from secrets, or from a test's seeded RNG (reproducible)
+            secrets.token_bytes if rng is None else rng.randbytes,
         )
         self.registry = self.core.registry
         self.notices = GameNotices(hub)
@@ -143,6 +146,7 @@ class GameService:
         self.since_last_visit = self.history.since_last_visit
         self.replay_check = self.history.replay_check
         self.game_ids = self.history.game_ids
+        self.dice_proof = self.core.dice_proof
 
     @property
     def on_after_commit(self) -> AfterCommit | None:

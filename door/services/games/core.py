@@ -5,8 +5,11 @@ and its seats, run the rules, append the events, write the new snapshot and bump
 ``version`` with the optimistic lock (``Repository.save_game``). A player's move carries
 the version they saw; if the game moved on meanwhile they get
 :class:`~door.services.games.model.StaleVersionError` with the fresh game, and nothing is
-written. Chance events (dice, tile draws) are drawn here, with ``secrets`` by default, and
-logged, so the log replays without any RNG.
+written. Chance events (dice, tile draws) are drawn here and logged, so the log replays
+without any RNG: a game with a dice seed (every game made since migration 0006) draws its
+k-th chance event from ``fairdice.event_stream(seed, game id, k, the seats' dice words)``,
+so anyone can check every roll once the seed is revealed at the end; an older game, which
+has no seed, keeps drawing with the service's RNG (``secrets`` by default).
 
 Every action is done *for* someone: :meth:`GameCore.act` is the one way a use-case runs
 a write, and it refuses a banned user's (:class:`~door.services.games.model.BannedError`)
@@ -22,14 +25,17 @@ may start from it (:meth:`GameCore.load_at`), and its write then proves it right
 from __future__ import annotations
 
 import random
+import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
+from door.games import fairdice
 from door.games.base import Refusal
 from door.services import ratings as rating_rules
 from door.services.clock import Clock
+from door.services.dice import DiceProof, proof_of
 from door.services.games.cache import GameCache, Loaded
 from door.services.games.model import (
     AnyRules,
@@ -108,15 +114,26 @@ class GameCore:
         clock: Clock,
         rng: random.Random,
         cache: GameCache,
+        seeds: Callable[[int], bytes] = secrets.token_bytes,
     ) -> None:
         self.db = db
         self.registry = dict(registry)
         self.clock = clock
         self.rng = rng
         self.cache = cache
+        self.seeds = seeds
+        """Makes a new game's dice seed from a byte count (``secrets.token_bytes``; a
+        test's seeded RNG makes them reproducible)."""
         self.tell: Tell | None = None
         """Called inside each action's transaction with its new snapshot (the game
         service sets it to ``GameNotices.in_transaction``)."""
+
+    def new_seed(self) -> bytes:
+        """A new game's secret dice seed (:data:`fairdice.SEED_BYTES` bytes)."""
+        seed = bytes(self.seeds(fairdice.SEED_BYTES))
+        if len(seed) != fairdice.SEED_BYTES:
+            raise RuntimeError("the dice seed source gave the wrong number of bytes")
+        return seed
 
     def rules_for(self, kind: str) -> AnyRules:
         """The rules of ``kind``; ``LobbyError`` if there is no such game."""
@@ -296,10 +313,21 @@ class GameCore:
         seat's last-seen mark as it stands, when ``loaded`` came from the cache)."""
         rules, game = loaded.rules, loaded.game
         logged = list(events)
+        seed = game.dice_seed
+        # the seats' dice words in seat order: fixed once the game started (it starts
+        # only when every seat is taken, and no chance is drawn before)
+        words = [s.dice_word for s in sorted(loaded.seats, key=lambda s: s.seat)]
+        drawn = 0
         for _ in range(MAX_CHANCE_CHAIN):
             if rules.outcome(state) is not None or not rules.chance_pending(state):
                 break
-            chance = rules.sample_chance(state, self.rng)
+            if seed is None:  # a game made before provable dice
+                chance = rules.sample_chance(state, self.rng)
+            else:
+                k = game.chance_count + drawn
+                stream = fairdice.event_stream(seed, game.id, k, words)
+                chance = rules.chance_from_bytes(state, stream)
+            drawn += 1
             state = rules.apply_chance(state, chance)
             logged.append(NewEvent(None, "chance", {"chance": rules.chance_to_json(chance)}))
         else:
@@ -321,6 +349,7 @@ class GameCore:
             game, snapshot=snapshot, last_seq=game.last_seq + len(logged), updated_at=now,
             summary=rules.describe(state), status=status, to_act=to_act, deadline=deadline,
             finished_at=finished_at, outcome=outcome_json, version=game.version + 1,
+            chance_count=game.chance_count + drawn,
         )  # fmt: skip
         # The versioned UPDATE comes first (and the events after it, in the same
         # statement on PostgreSQL): it takes the row lock, so a concurrent action waits
@@ -356,6 +385,7 @@ class GameCore:
             summary=game.summary,
             outcome=outcome_from_json(game.outcome),
             last_seq=game.last_seq,
+            dice=proof_of(game, seats),
         )
 
     def infos(self, repo: Repository, games: Sequence[GameRecord]) -> list[GameInfo]:
@@ -371,6 +401,18 @@ class GameCore:
 
     def read_snapshot(self, repo: Repository, game_id: int, viewer: int | None) -> GameSnapshot:
         return self.snapshot(self.load(repo, game_id), viewer)
+
+    async def dice_proof(self, game_id: int) -> DiceProof:
+        """The game's dice proof as anyone may see it now (the seed once it is over);
+        ``LobbyError`` if there is no such game."""
+
+        def read(repo: Repository) -> DiceProof:
+            game, seats = repo.game_with_seats(game_id) if is_stored_id(game_id) else (None, [])
+            if game is None:
+                raise LobbyError(f"there is no game {game_id}")
+            return proof_of(game, seats)
+
+        return await self.db.run_read(read)
 
 
 def _seat_info(s: SeatRecord) -> SeatInfo:

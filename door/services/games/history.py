@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from door.games.replay import final_state
+from door.games import fairdice
+from door.games.replay import replay
 from door.services.games.core import Change, GameCore
 from door.services.games.model import GameEvent, GameInfo, GameNews, VisitSummary, dump_state
 from door.store.records import clamp_count, is_stored_id
@@ -157,7 +158,8 @@ class History:
         return VisitSummary(moves, finished, waiting, new_events, news, invitations)
 
     async def replay_check(self, game_id: int) -> str | None:
-        """Replay the game's log through the rules; None if it reproduces the snapshot,
+        """Replay the game's log through the rules; None if it reproduces the snapshot
+        (with every chance event the one its dice seed makes, for a game that has one),
         else a sentence saying what differs."""
         return await self.core.db.run_read(lambda repo: self._replay_check(repo, game_id))
 
@@ -174,10 +176,32 @@ class History:
             return f"game {game_id}: the event sequence has gaps"
         if game.last_seq != len(events):
             return f"game {game_id}: last_seq is {game.last_seq} but the log ends at {len(events)}"
+        # a provable game's k-th chance event must be the one its seed makes
+        seed = game.dice_seed
+        words = [s.dice_word for s in seats]
+        k = 0
+        wrong_dice: str | None = None
         try:
-            state = final_state(rules, rules.new_game(len(seats), game.options), events)
+            state = rules.new_game(len(seats), game.options)
+            for step in replay(rules, state, events):
+                state = step.after
+                if step.event.kind != "chance":
+                    continue
+                if seed is not None and wrong_dice is None:
+                    stream = fairdice.event_stream(seed, game.id, k, words)
+                    due = rules.chance_to_json(rules.chance_from_bytes(step.before, stream))
+                    if due != step.event.payload.get("chance"):
+                        wrong_dice = (
+                            f"game {game_id}: chance event {k} (event {step.event.seq}) is "
+                            f"{step.event.payload.get('chance')!r} but its dice seed makes {due!r}"
+                        )
+                k += 1
         except Exception as exc:  # a tampered log can break the rules in any way
             return f"game {game_id}: the log does not replay: {exc!r}"
+        if wrong_dice is not None:
+            return wrong_dice
+        if game.chance_count != k:
+            return f"game {game_id}: chance_count is {game.chance_count} but the log has {k}"
         replayed = dump_state(rules, state)
         if replayed != game.snapshot:
             return (

@@ -7,6 +7,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from door.games import fairdice
 from door.games.base import Refusal
 from door.services.games.cache import Loaded
 from door.services.games.core import Change, GameCore
@@ -68,8 +69,12 @@ class Lobby:
         seats: list[SeatSpec],
         deadline_hours: int | None = None,
         hints_allowed: bool = True,
+        dice_word: str = "",
     ) -> GameInfo:
-        """Create a game; it starts at once (set-up chance drawn) if no seat is left open."""
+        """Create a game; it starts at once (set-up chance drawn) if no seat is left open.
+
+        The game gets a new secret dice seed; ``dice_word`` is the creator's word for the
+        dice (cleaned with ``fairdice.clean_word``; '' for none)."""
         core = self.core
         rules = core.rules_for(kind)
         if deadline_hours is None:
@@ -87,13 +92,14 @@ class Lobby:
             version=0, to_act=None, deadline=None, deadline_hours=deadline_hours,
             hints_allowed=bool(hints_allowed), created_by=creator_id, created_at=now,
             updated_at=now, finished_at=None, summary="waiting for players", outcome=None,
-            last_seq=0,
+            last_seq=0, dice_seed=core.new_seed(), chance_count=0,
         )  # fmt: skip
+        word = fairdice.clean_word(dice_word)
 
         def action(repo: Repository) -> GameSnapshot:
             if repo.user(creator_id) is None:
                 raise LobbyError("no such user")
-            filled = self._fill(repo, creator_id, seats, now)
+            filled = self._fill(repo, creator_id, seats, now, word)
             game_id = repo.insert_game(draft)
             change.game_id = game_id
             repo.insert_seats([replace(s, game_id=game_id) for s in filled])
@@ -114,9 +120,11 @@ class Lobby:
         return snapshot.info
 
     def _fill(
-        self, repo: Repository, creator_id: int, specs: list[SeatSpec], now: datetime
-    ) -> list[SeatRecord]:
-        """The seats as ``specs`` ask (game id 0 until the game exists)."""
+        self, repo: Repository, creator_id: int, specs: list[SeatSpec], now: datetime,
+        word: str = "",
+    ) -> list[SeatRecord]:  # fmt: skip
+        """The seats as ``specs`` ask (game id 0 until the game exists); the creator's
+        seat has the creator's dice ``word``, every other seat '' until it is taken."""
         from door.services.accounts import name_key
 
         out: list[SeatRecord] = []
@@ -126,7 +134,7 @@ class Lobby:
             if spec.kind == "me":
                 if creator_id in people:
                     raise LobbyError("you can take only one seat")
-                seat = replace(seat, kind="user", user_id=creator_id)
+                seat = replace(seat, kind="user", user_id=creator_id, dice_word=word)
                 people.add(creator_id)
             elif spec.kind == "user":
                 assert spec.name is not None
@@ -139,7 +147,8 @@ class Lobby:
                     raise LobbyError(f"{other.name} already has a seat in this game")
                 people.add(other.id)
                 taken: SeatKind = "user" if other.id == creator_id else "reserved"
-                seat = replace(seat, kind=taken, user_id=other.id)
+                mine = word if other.id == creator_id else ""
+                seat = replace(seat, kind=taken, user_id=other.id, dice_word=mine)
             elif spec.kind == "bot":
                 assert spec.name is not None
                 level = spec.name.strip()
@@ -182,9 +191,13 @@ class Lobby:
         events = [NewEvent(None, "system", {"action": "start"})]
         return self.core.commit(repo, loaded, loaded.state, events, now, change, starting=True)
 
-    async def join(self, game_id: int, user_id: int, seat: int | None = None) -> GameInfo:
-        """Take an open seat (or the one reserved for you); the game starts when full."""
+    async def join(
+        self, game_id: int, user_id: int, seat: int | None = None, dice_word: str = ""
+    ) -> GameInfo:
+        """Take an open seat (or the one reserved for you), with your word for the dice
+        (``fairdice.clean_word``; '' for none); the game starts when full."""
         core = self.core
+        word = fairdice.clean_word(dice_word)
         now = core.clock.now()
         change = Change(game_id, joined=True, actor=user_id)
 
@@ -203,7 +216,7 @@ class Lobby:
                 game, last_seq=game.last_seq + 1, updated_at=now, version=game.version + 1
             )
             stored = core.save(repo, joined, game)
-            repo.save_seat(replace(chosen, kind="user", user_id=user_id))
+            repo.save_seat(replace(chosen, kind="user", user_id=user_id, dice_word=word))
             event = NewEvent(chosen.seat, "system", {"action": "join"})
             core.append(repo, game_id, stored.last_seq, [event], now)
             loaded = core.load(repo, game_id)
@@ -245,7 +258,7 @@ class Lobby:
             if not any(s.kind == "user" and s.user_id != user_id for s in loaded.seats):
                 new = replace(new, status="abandoned", finished_at=now, summary="abandoned")
             stored = core.save(repo, new, game)
-            repo.save_seat(replace(gone, kind="open", user_id=None))
+            repo.save_seat(replace(gone, kind="open", user_id=None, dice_word=""))
             event = NewEvent(gone.seat, "system", {"action": "leave"})
             core.append(repo, game_id, stored.last_seq, [event], now)
             return core.read_snapshot(repo, game_id, user_id)

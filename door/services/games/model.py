@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from door.games.base import GameRules, Outcome, Refusal
+from door.services.dice import DiceProof
 from door.store.records import JSON, EventKind, GameStatus, JSONObject, SeatKind
 
 AnyRules = GameRules[Any, Any, Any]
@@ -99,6 +100,8 @@ class GameInfo:
     summary: str
     outcome: Outcome | None
     last_seq: int
+    dice: DiceProof | None = None
+    """The dice proof as it may be shown now (the seed only once the game is over)."""
 
     def seat_of(self, user_id: int) -> int | None:
         """The (first) seat ``user_id`` plays, or None."""

@@ -462,7 +462,8 @@ class BackgammonScreen(GameScreenBase):
                     view_last_turn, shown=lambda s: s.can_act),
             Binding(("v",), "V)iew last turn", "V: the opponent's last turn, played back",
                     view_last_turn, shown=lambda s: not s.can_act),
-            Binding(("i",), "I)D", "I: show the gnubg Position ID and Match ID", toggle_ids),
+            Binding(("i",), "I)D", "I: the gnubg Position ID and Match ID, and the dice proof",
+                    toggle_ids),
             Binding(("x",), "X)resign",
                     "X: resign: offer this game (single, gammon, backgammon) or the match",
                     choose_resign, when=may_resign,
@@ -1016,12 +1017,34 @@ class BackgammonScreen(GameScreenBase):
             w = room
         if self.notice_line:
             canvas.put(1, y, clip_text(self.notice_line, w), DIM)
+        over = self.snap is not None and self.snap.info.status in ("finished", "abandoned")
         if self.show_ids and self.rules is not None:
             parts = self.rules.to_id(self.bg).split(":")
             canvas.put(1, y + 3, f"Position ID: {parts[0]}", TEXT)
             if len(parts) > 1:
                 canvas.put(1, y + 4, f"Match ID:    {parts[1]}", TEXT)
+        if (self.show_ids or over) and self.snap is not None:
+            self._render_dice_proof(canvas, y, w, over)
 
+    def _render_dice_proof(self, canvas: Canvas, y: int, w: int, over: bool) -> None:
+        """The dice proof (the commitment from the start, the seed once it is over) beside
+        the IDs where there is room (row ``y`` is the first under the board), else under
+        them."""
+        assert self.snap is not None
+        proof = self.snap.info.dice
+        x, room = ID_COLUMNS, w - ID_COLUMNS + 1
+        if room < 40:  # too narrow to stand beside the IDs
+            x, room = 1, w
+        top = y + 1 if over else y + 3  # once over no question takes the row under the board
+        if x == 1 and self.show_ids:
+            top = y + 5
+        lines = proof.lines(room) if proof is not None else []
+        for i, text in enumerate(lines[: max(canvas.height - 2 - top, 0)]):
+            canvas.put(x, top + i, clip_text(text, room), TEXT)
+
+
+ID_COLUMNS = 29
+"""The dice proof's column beside the Position and Match IDs (each 27 columns wide)."""
 
 _ACTION_WORDS = {
     "take": "takes the double",

@@ -5,7 +5,11 @@ Where the rules list the values an option may take (``option_choices``), its let
 to the next one (Backgammon's match length: Money, 1, 3, 5, …) and an option that cannot
 apply beside the others (no Crawford rule in money play) is not shown; the player's picks
 are kept apart from the options they fit to (``fit_options``), so going to a 1-point match
-and back keeps the cube. Other number options open a line that takes digits only."""
+and back keeps the cube. Other number options open a line that takes digits only.
+
+S)tart asks, on one line, for the player's optional dice word (mixed into every roll of
+the game's provable dice, door/games/fairdice.py); Enter alone gives none.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
 
+from door.games import fairdice
 from door.games.base import Refusal
 from door.ui.canvas import CYAN, Canvas, Style, clip_text
 from door.ui.screen import (
@@ -30,6 +35,7 @@ from door.ui.terminal import InputEvent, Key
 from door.ui.widgets import LineEditor, Menu, MenuItem
 
 DEADLINES = (24, 48, 72, 168, 336)
+DICE_WORD_PROMPT = "Dice word (optional, Enter for none): "
 NOTE_STYLE = Style(fg=CYAN)
 
 
@@ -324,6 +330,10 @@ class BeginScreen(Screen):
         if result != "submit":
             return None
         text = self.editor.text.strip()
+        if what == "dice":
+            self.phase = "setup"
+            self._refresh(ctx)
+            return await self.begin_game(ctx, text)
         if what == "opponent":
             if not text:
                 ctx.status("Type the player's name, or Esc to leave the seat as it was.")
@@ -357,6 +367,15 @@ class BeginScreen(Screen):
         return None
 
     async def start(self, ctx: Context) -> Transition | None:
+        """S)tart: ask for the dice word (the game is begun when it is given)."""
+        if ctx.user is None or self.kind is None:
+            return None
+        self.begin_edit(("dice", None), DICE_WORD_PROMPT, "")
+        self.editor = LineEditor("", max_len=fairdice.WORD_MAX)
+        return None
+
+    async def begin_game(self, ctx: Context, dice_word: str) -> Transition | None:
+        """Begin the game as set up, with the player's dice word."""
         from door.services.games import SeatSpec
         from door.ui.screens.lists import screen_for_game
 
@@ -375,6 +394,7 @@ class BeginScreen(Screen):
             seats,
             deadline_hours=self.deadline_hours,
             hints_allowed=self.hints_allowed,
+            dice_word=dice_word,
         )
         if info.status == "active":
             ctx.status(f"Game #{info.id} has begun. Good luck!")
@@ -403,7 +423,8 @@ class BeginScreen(Screen):
         y = 5 + len(self.menu.items)
         if self.phase == "edit":
             canvas.put(2, y, self.edit_prompt, HEADING_STYLE)
-            self.editor.render(canvas, 2 + len(self.edit_prompt), y, 30)
+            room = min(30, canvas.width - 4 - len(self.edit_prompt))
+            self.editor.render(canvas, 2 + len(self.edit_prompt), y, max(room, 8))
             return
         if self.phase == "opponent":
             who = "your opponent" if len(self.opponents) == 1 else f"opponent {self.opp_index + 1}"

@@ -5,17 +5,32 @@ when and the deadline.
 Named invitations have a tab of their own, first, and V)iew from the main menu opens on it
 while there are any: an invitation is a game waiting for the player's answer, and the
 place where games are joined is where it is answered (Enter accepts, D declines). M)ine
-lists them too, among the player's games."""
+lists them too, among the player's games.
+
+Joining (or accepting) asks first, on one line under the list, for the player's optional
+dice word (mixed into the game's provable dice); Enter alone gives none, Esc joins not.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from door.games import fairdice
 from door.ui.bindings import Binding, KeyedScreen, Keyset, event_of
 from door.ui.canvas import WHITE, YELLOW, Canvas, Style, clip_text
-from door.ui.screen import Context, Pop, Push, Screen, Transition, clean, draw_chrome
-from door.ui.widgets import ListView, abbreviate, fit_names, fit_phrases
+from door.ui.screen import (
+    HEADING_STYLE,
+    Context,
+    Pop,
+    Push,
+    Screen,
+    Transition,
+    clean,
+    draw_chrome,
+)
+from door.ui.terminal import InputEvent
+from door.ui.widgets import LineEditor, ListView, abbreviate, fit_names, fit_phrases
 
 Which = Literal["invited", "open", "active", "mine", "waiting", "finished"]
 
@@ -134,6 +149,27 @@ class GameListScreen(KeyedScreen):
         self.view: ListView[Any] = ListView(page_size=14)
         self.now: datetime | None = None
         self.uid: int | None = None
+        self.joining: Any = None
+        """The open game whose dice word is being asked for (None: not asking)."""
+        self.word_editor = LineEditor("", max_len=fairdice.WORD_MAX)
+
+    @property
+    def key_help(self) -> str:  # type: ignore[override]
+        if self.joining is not None:
+            return "Type a word, or nothing; Enter joins · Esc: not now"
+        return self.keys.key_help(self)
+
+    async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
+        if self.joining is None:
+            return await self.keys.dispatch(self, ctx, event)
+        result = self.word_editor.handle(event)
+        if result == "cancel":
+            self.joining = None
+            return None
+        if result != "submit":
+            return None
+        info, self.joining = self.joining, None
+        return await self.join(info, self.word_editor.text.strip(), ctx)
 
     def is_finished_list(self) -> bool:
         return self.which == "finished"
@@ -256,13 +292,26 @@ class GameListScreen(KeyedScreen):
         if info is None or ctx.user is None:
             return None
         uid = ctx.user.id
-        games = ctx.services.games
         if info.status == "open":
             if info.seat_of(uid) is not None:
                 ctx.status(f"Game #{info.id} still waits for players. L)eave gives your seat back.")
                 return None
+            # first the dice word (see the module docstring), then :meth:`join`
+            self.joining = info
+            self.word_editor = LineEditor("", max_len=fairdice.WORD_MAX)
+            return None
+        return Push(screen_for_game(info, ctx))
+
+    async def join(self, info: Any, dice_word: str, ctx: Context) -> Transition | None:
+        """Take a seat in the open game ``info`` with ``dice_word``; its board once it
+        has begun."""
+        if ctx.user is None:
+            return None
+        uid = ctx.user.id
+        games = ctx.services.games
+        if info.status == "open":
             invited = self.is_invitation(info)
-            info = await games.join(info.id, uid)
+            info = await games.join(info.id, uid, dice_word=dice_word)
             if invited:
                 ctx.status(f"You accepted the invitation to game #{info.id}.")
             if info.status != "active":
@@ -353,3 +402,13 @@ class GameListScreen(KeyedScreen):
             "finished": "No finished games yet.",
         }[self.which]
         self.view.render(canvas, 1, 4, canvas.width - 2, header, self.row, empty)
+        if self.joining is not None:
+            y = canvas.height - 3
+            prompt = f"Game #{self.joining.id}: Dice word (optional, Enter for none): "
+            if len(prompt) + 10 > canvas.width - 2:
+                prompt = "Dice word (optional, Enter for none): "
+            canvas.put(1, y, clip_text(prompt, canvas.width - 2), HEADING_STYLE)
+            room = canvas.width - 2 - len(prompt)
+            if room >= 4:
+                self.word_editor.render(canvas, 1 + len(prompt), y, min(room, 33))
+            canvas.prompt = y

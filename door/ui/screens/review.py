@@ -82,8 +82,9 @@ def seat_name(info: Any, seat: int) -> str:
     return f"Seat {seat + 1}"
 
 
-def game_header(info: Any) -> Block:
-    """What game this is and how it ended."""
+def game_header(info: Any, width: int = 76) -> Block:
+    """What game this is, how it ended and its dice proof (the seed, now that it is over)
+    in lines of ``width`` columns."""
     length = int(info.options.get("match_length", 0) or 0)
     kind = f"{length}-point match" if length else "money game"
     names = " v ".join(seat_name(info, s.seat) for s in info.seats)
@@ -94,6 +95,10 @@ def game_header(info: Any) -> Block:
         ending = clean(info.summary)
     if ending:
         lines.append(Line(ending, NOTE_STYLE))
+    proof = getattr(info, "dice", None)
+    if proof is not None:
+        # the seed, revealed now that the game is over (its SHA-256 is the commitment)
+        lines += [Line(text, NOTE_STYLE) for text in proof.lines(width, commitment=False)]
     return lines
 
 
@@ -154,7 +159,7 @@ def review_blocks(
 ) -> list[Block]:
     """The whole review as blocks of lines, for ``width`` columns of text, the plays
     numbered from ``viewer``'s side."""
-    blocks: list[Block] = [game_header(info)]
+    blocks: list[Block] = [game_header(info, width)]
     for player in review.players:
         blocks.append(player_block(info, player, width, viewer))
     blocks.append(
@@ -359,7 +364,7 @@ class ReviewScreen(KeyedScreen):
             return
         y = 2
         if self.info is not None:
-            for line in game_header(self.info):
+            for line in game_header(self.info, width):
                 for part in wrap_line(line, width):
                     canvas.put(2, y, clip_text(part.text, width), part.style)
                     y += 1

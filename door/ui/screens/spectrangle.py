@@ -98,6 +98,7 @@ class SpectrangleScreen(GameScreenBase):
         self.mirror = False
         self.hints: list[tuple[str, int]] = []
         self.bag_shown = False
+        self.show_ids = False
         self.marks: frozenset[int] = frozenset()
         self.last_hand: tuple[int, ...] = ()
         self._can_place: tuple[SpectrangleState, bool] | None = None
@@ -196,6 +197,9 @@ class SpectrangleScreen(GameScreenBase):
     async def view_last_turn(self, ctx: Context, key: str) -> Transition | None:
         return await self._start_view(ctx)
 
+    def toggle_ids(self, ctx: Context, key: str) -> None:
+        self.show_ids = not self.show_ids
+
     def toggle_bag(self, ctx: Context, key: str) -> None:
         if not self.aids_allowed():
             ctx.status("This table plays without HINT and SHOW BAG.")
@@ -263,6 +267,8 @@ class SpectrangleScreen(GameScreenBase):
                     GameScreenBase.type_move, when=lambda s: s.can_act),
             Binding(("h",), "H)int", "H: the best placements", hint, when=lambda s: s.can_act,
                     shown=lambda s: s.can_act and s.aids_allowed()),
+            Binding(("i",), "I)D", "I: the dice proof (the seed's commitment; the seed "
+                    "once the game is over)", toggle_ids),
             Binding(("b",), "B)ag", "B: the pieces left in the bag", toggle_bag,
                     shown=lambda s: s.aids_allowed()),
             Binding(("v",), "V)iew", "V: the turns since your last one, step by step",
@@ -470,6 +476,12 @@ class SpectrangleScreen(GameScreenBase):
             canvas.put(x, y, "Best moves:", HEADING_STYLE)
             for i, (text, score) in enumerate(self.hints):
                 canvas.put(x + 2, y + 1 + i, clip_text(f"{i + 1}. {text}  {score} points", w), TEXT)
+        elif self.show_ids or self.snap.info.status in ("finished", "abandoned"):
+            # the dice proof: the commitment from the start, the seed once it is over
+            proof = self.snap.info.dice
+            lines = proof.lines(w) if proof is not None else []
+            for i, line in enumerate(lines[: max(canvas.height - 3 - y, 0)]):
+                canvas.put(x, y + i, clip_text(line, w), DIM)
         elif self.bag_shown:
             bag = aids.show_bag(state)
             canvas.put(x, y, f"In the bag ({len(bag)}):", HEADING_STYLE)
