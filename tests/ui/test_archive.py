@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from door.games.backgammon.position import DECIDE, MOVING
-from door.services import Services
+from door.services import Services, bgengine
 from door.services.accounts import User
-from door.services.bgengine import GameReview, Mistake, PlayerReview, rating_for
+from door.services.bgengine import BgEngine, GameReview, Mistake, PlayerReview, rating_for
+from door.services.bots import BotRunner
 from door.services.clock import FakeClock
 from door.services.games import SeatSpec
 from tests.ui.conftest import Running, StartSession, started_game
@@ -389,9 +390,13 @@ async def test_the_review_of_each_move_shows_beside_the_board(
     r = await open_archive(start_session, alice, width=size[0], height=size[1])
     await open_first(r)
     await step_to(r, f"played {played}")
-    panel = [line[50:] for line in r.term.display()[1:16]]
-    assert any(f"Review: {played} lost 0.123" in line for line in panel), r.term.display_text()
-    assert any("better: 24/13" in line for line in panel)
+    found = r.term.find("Review: lost 0.123")
+    assert found is not None, r.term.display_text()
+    x, y = found
+    board_end = r.term.row(y).index("│")  # the review is right of the board, in the panel
+    assert x > board_end
+    panel = [r.term.row(y + i)[x:].strip() for i in (1, 2)]
+    assert panel == [f"played {played}", "better 24/13"], r.term.display_text()
     assert "Alice: error rate 12.3" in r.term.display_text()
     r.term.press("right")
     await r.term.settle()
@@ -522,3 +527,38 @@ async def test_the_match_viewer_keeps_its_key_line_and_move_line_at_every_size(
     r.term.type("g")
     await r.term.settle()
     assert "Go to game" in r.term.display_text() and "Esc back" in bottom(r)
+
+
+# --- the real engine -----------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not bgengine.has_bgsage(), reason="bgsage is not installed")
+async def test_every_mistake_the_real_review_finds_shows_on_its_own_move(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    info = await started_game(services, alice, bob)
+    # plays by feel, so it makes mistakes; seeded, as the service's dice are
+    helper = BgEngine("bg-beginner", use_bgsage=False, rng=random.Random(3))
+    users = {0: alice.id, 1: bob.id}
+    plays = 0
+    while plays < 16:
+        snap = await services.games.get(info.id)
+        assert snap.info.status == "active" and snap.info.to_act is not None
+        plays += snap.state.phase == MOVING
+        move = helper.rules.format_move(snap.state, helper.choose(snap.state))
+        await services.games.submit(info.id, users[snap.info.to_act], move, snap.info.version)
+    await services.games.resign(info.id, bob.id)
+    runner = BotRunner(services)
+    services.bots = runner
+    expected = await runner.review(info.id, worst=10_000)
+    losses = sorted(f"{m.loss:.3f}" for p in expected.players for m in p.mistakes)
+    assert losses, "the beginner made no mistake: pick another seed"
+    r = await open_archive(start_session, alice)
+    await open_first(r)
+    _, total = move_number(r)
+    shown: list[str] = []
+    for _ in range(total):
+        shown += re.findall(r"lost (\d\.\d{3})", r.term.display_text())
+        r.term.press("right")
+        await r.term.settle()
+    assert sorted(shown) == losses

@@ -484,8 +484,9 @@ class MatchViewer(Playback):
         for m in found:
             played = clean(from_viewpoint(m.played, m.seat, v))
             best = clean(from_viewpoint(m.best, m.seat, v))
-            lines.append((f"Review: {played} lost {m.loss:.3f}", BAD))
-            lines.append((f"  better: {best}", TEXT))
+            lines.append((f"Review: lost {m.loss:.3f}", BAD))
+            lines.append((f"  played {played}", TEXT))
+            lines.append((f"  better {best}", TEXT))
         return lines
 
     def summary_lines(self) -> list[tuple[str, Style]]:
