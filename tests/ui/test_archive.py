@@ -562,3 +562,16 @@ async def test_every_mistake_the_real_review_finds_shows_on_its_own_move(
         r.term.press("right")
         await r.term.settle()
     assert sorted(shown) == losses
+
+
+async def test_a_search_typed_ahead_of_the_screen_is_kept_whole(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    c = await carol(services)
+    await resigned_game(services, alice, bob)
+    bc = await resigned_game(services, bob, c)
+    r = await open_archive(start_session, alice)
+    r.term.type("scarol")  # one Text event, as a fast typist or a paste sends it
+    r.term.press("enter")
+    await r.term.settle()
+    assert listed(r) == [bc]

@@ -53,7 +53,7 @@ from door.ui.screens.backgammon import (
 from door.ui.screens.lists import result_text, seat_names
 from door.ui.screens.overlays import LEAVE
 from door.ui.screens.playback import Playback
-from door.ui.terminal import InputEvent, Resize
+from door.ui.terminal import InputEvent, Resize, Text
 from door.ui.widgets import LineEditor, ListView, short_names
 
 if TYPE_CHECKING:
@@ -138,6 +138,10 @@ class ArchiveScreen(KeyedScreen):
                 self.editor = None
             elif done == "submit":
                 await self.apply(self.editor.text, ctx)
+            return None
+        if isinstance(event, Text) and len(event.text) > 1 and event.text[0] in "sS/":
+            # typed ahead ("salice" faster than the screen drew): the rest is the search
+            self.editor = LineEditor(event.text[1:], max_len=70)
             return None
         return await self.keys.dispatch(self, ctx, event)
 
