@@ -508,10 +508,13 @@ async def test_the_archive_keeps_its_key_line_and_rows_at_every_size(
     r = await open_archive(start_session, alice, width=size[0], height=size[1])
     assert "Q)uit" in bottom(r) and "S)earch" in bottom(r), r.term.display_text()
     row = next(line for line in r.term.display() if line.lstrip().startswith(f"#{game} "))
-    assert "2026-01-01" in row and "»" not in row, row
+    assert "2026-01-01" in row and "Alice v Bob" in row
+    assert not any(line.rstrip().endswith("»") for line in r.term.display()), "a row is cut"
     r.term.type("s")
     await r.term.settle()
     assert "Search:" in r.term.display_text() and "Esc back" in bottom(r)
+    assert "2026-11" in r.term.display_text()  # the hint says how to write a date
+    assert not any(line.rstrip().endswith("»") for line in r.term.display()), "a row is cut"
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)

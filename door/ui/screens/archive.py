@@ -74,6 +74,13 @@ KIND_SHORT = {"backgammon": "BG", "spectrangle": "SP"}
 """The kind in two letters, for rows on a narrow terminal."""
 REVIEW_ALL = 10_000
 """The review is asked for every mistake (the viewer shows each move's)."""
+SEARCH_HINTS = (
+    SEARCH_HELP,
+    "names, a game, a day 2026-11-30, a month 2026-11 or days a..b",
+    "e.g. bob backgammon 2026-11-01..2026-11-30",
+    "e.g. bob backgammon 2026-11",
+)
+"""What the search line may hold, longest first: the longest that fits is shown."""
 SHORT_NO_ENGINE = "No review: this server lacks the analysis engine (bgsage)."
 
 
@@ -259,9 +266,13 @@ class ArchiveScreen(KeyedScreen):
         if self.editor is not None:
             x = canvas.put(1, 2, "Search: ", PROMPT)
             self.editor.render(canvas, x, 2, max(self.width - x, 8))
-            canvas.put(1, 3, clip_text(SEARCH_HELP, self.width), DIM)
+            hint = next((h for h in SEARCH_HINTS if len(h) <= self.width), SEARCH_HINTS[-1])
+            canvas.put(1, 3, clip_text(hint, self.width), DIM)
         elif self.search.is_everything:
-            canvas.put(1, 2, "All finished games, newest first. S)earch to narrow them.", DIM)
+            line = "All finished games, newest first. S)earch to narrow them."
+            if len(line) > self.width:
+                line = "All finished games, newest first."
+            canvas.put(1, 2, line, DIM)
         else:
             line = f"Search: {clean(self.search.text)}"
             canvas.put(1, 2, clip_text(line, self.width), LOUD)
