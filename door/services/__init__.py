@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from door.services.accounts import Accounts
+from door.services.archive import Archive
 from door.services.bans import BanWatch
 from door.services.clock import Clock, SystemClock
 from door.services.games import GameCache, GameService
@@ -50,12 +51,17 @@ class Services:
     ``sweep_interval_s``); at once when a write succeeds again."""
     bans: BanWatch | None = None
     """Ends banned users' live sessions (built by build_services; see door/services/bans.py)."""
+    public_finished: bool = True
+    """``[games] public_finished``: who may open finished games (see ``archive``)."""
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
     outage: DatabaseOutage = field(init=False)
     """What the sessions say when the database is out of reach (door/services/outage.py)."""
+    archive: Archive = field(init=False)
+    """Finished games, searched (door/services/archive.py)."""
 
     def __post_init__(self) -> None:
         self.outage = DatabaseOutage(self.db.health)
+        self.archive = Archive(self.games, public=self.public_finished)
 
     def start_sweeper(self) -> None:
         """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background
@@ -194,6 +200,7 @@ async def build_services(
         clock=clock,
         sweep_interval_s=config.games.sweep_interval_s,
         bans=bans,
+        public_finished=config.games.public_finished,
     )
     # a ban made in this process ends the sessions at once (others: see BanWatch)
     services.accounts.on_banned = bans.banned

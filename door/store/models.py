@@ -210,6 +210,9 @@ class GameRow(Base):
         Index("ix_games_status_deadline", "status", "deadline"),
         # the game lists: newest first within a status, without sorting every game
         Index("ix_games_status_updated_at", "status", "updated_at"),
+        # the archive: finished games newest first by when they ended, and those of a
+        # span of days, read in index order (the id orders games that ended together)
+        Index("ix_games_status_finished_at", "status", "finished_at", "id"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -218,6 +218,7 @@ class Queries:
         self._log_and_lists()
         self._ratings()
         self._claims()
+        self.archive = ArchiveQueries(self.games, self.seats)
 
     def _users_and_keys(self) -> None:
         """Accounts, SSH keys, BBS identities."""
@@ -885,3 +886,62 @@ def _one_float(v: Sequence[Any]) -> float:
 
 def _holder(v: Sequence[Any]) -> tuple[str, float]:
     return str(v[0]), float(v[1])
+
+
+# --- the archive --------------------------------------------------------------------------
+# Finished games, newest first by when they ended, searched by players, kind and a span of
+# time (issue 20), a page at a time. Without players the page is read from
+# ix_games_status_finished_at in its order and the read stops at the page's end; with
+# players it starts from the first one's seats (ix_seats_user_id), with ``status || ''``
+# keeping SQLite off the status index (which would visit every finished game), so a
+# search costs what that player's games cost, not what every game ever played costs.
+
+ARCHIVE_USERS_MAX = 3
+"""Players a search may require a game to have: two named ones, and the viewer when
+finished games are their players' only."""
+
+
+class ArchiveQueries:
+    """The archive's count and page, one pair per (players required, kind given).
+
+    Parameters: ``since`` and ``until`` (the span: ``since <= finished_at < until``;
+    always bound, so the span is always an index range), ``user0`` … (the players),
+    ``kind``, ``offset``, ``limit``."""
+
+    def __init__(self, games: Table, seats: Table) -> None:
+        self.variants: dict[tuple[int, bool], tuple[Query[int], Query[GameRecord]]] = {}
+        for users in range(ARCHIVE_USERS_MAX + 1):
+            for with_kind in (False, True):
+                self.variants[users, with_kind] = _archive_queries(games, seats, users, with_kind)
+
+
+def _archive_queries(
+    games: Table, seats: Table, users: int, with_kind: bool
+) -> tuple[Query[int], Query[GameRecord]]:
+    p = bindparam
+    conds: list[ColumnElement[bool]] = [
+        games.c.finished_at >= p("since"),
+        games.c.finished_at < p("until"),
+    ]
+    if users:
+        conds.append(games.c.status.concat("") == "finished")
+        for i in range(users):
+            s = seats.alias(f"player{i}")
+            conds.append(games.c.id.in_(select(s.c.game_id).where(s.c.user_id == p(f"user{i}"))))
+    else:
+        conds.append(games.c.status == "finished")
+    if with_kind:
+        conds.append(games.c.kind == p("kind"))
+    where = and_(*conds)
+    name = f"archive_{users}{'_kind' if with_kind else ''}"
+    count = Query(name + "_count", select(func.count()).select_from(games).where(where), _one_int)
+    page = Query(
+        name,
+        select(games)
+        .where(where)
+        .order_by(games.c.finished_at.desc(), games.c.id.desc())
+        .limit(p("limit"))
+        .offset(p("offset")),
+        _game,
+    )
+    return count, page

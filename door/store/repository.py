@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import TypeVar
 
 from door.store.queries import (
+    ARCHIVE_USERS_MAX,
     GAME_COLUMNS,
     LeaseQueries,
     ListWhich,
@@ -602,6 +603,31 @@ class Repository:
         if isinstance(self._run, PgRunner):
             return self._q.leases_pg
         return self._q.leases_sqlite
+
+    # --- the archive ----------------------------------------------------------------------
+
+    def archive_page(
+        self,
+        user_ids: Sequence[int],
+        kind: str | None,
+        since: datetime,
+        until: datetime,
+        offset: int,
+        limit: int,
+    ) -> tuple[list[GameRecord], int]:
+        """A page of finished games that every one of ``user_ids`` (at most
+        ``ARCHIVE_USERS_MAX``, repeats ignored) played, of ``kind`` if given, finished at
+        or after ``since`` and before ``until``, newest first; and how many there are."""
+        users = list(dict.fromkeys(user_ids))
+        if len(users) > ARCHIVE_USERS_MAX:
+            raise ValueError(f"at most {ARCHIVE_USERS_MAX} players in an archive search")
+        count, page = self._q.archive.variants[len(users), kind is not None]
+        params: dict[str, object] = {"since": since, "until": until}
+        params.update({f"user{i}": u for i, u in enumerate(users)})
+        if kind is not None:
+            params["kind"] = kind
+        total = self._run.rows(count, params)[0]
+        return self._run.rows(page, {**params, "offset": offset, "limit": limit}), total
 
 
 @dataclass(frozen=True, slots=True)

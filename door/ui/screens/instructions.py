@@ -36,6 +36,9 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "  S  Sound effects on or off: a bell on your turn, on the dice and at the end "
             "of a game. door remembers your choice.",
             "  I  These instructions.   R  Rank: the top players of each game, and your place.",
+            "  A  Archive: every finished game, newest first. S)earch by player, game and "
+            "date (2026-11-30, 2026-11 or 2026-11-01..2026-11-30); Enter replays a game move "
+            "by move, a backgammon match with the computer's review beside the board.",
             "  Y  Your settings: character set (CP437 for BBS terminals, UTF-8 for modern "
             "ones), colour, sound, password, and K)eys: your SSH public keys, to log in "
             "over SSH without a password.   G  Goodbye (asks Y/N).",

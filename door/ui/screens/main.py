@@ -1,6 +1,6 @@
 """The main menu, after the UltraSoft Backgammon door's: V)iew/join, P)lay, B)egin,
-S)ound, I)nstructions, R)ank, Y)our settings and G)oodbye, under a summary of what
-happened since the player last looked."""
+S)ound, I)nstructions, R)ank, A)rchive, Y)our settings and G)oodbye, under a summary of
+what happened since the player last looked."""
 
 from __future__ import annotations
 
@@ -73,6 +73,7 @@ class MainMenu(Screen):
             MenuItem("I", "Instructions: using door, and the rules of each game",
                      MainMenu.instructions),
             MenuItem("R", "Rank the top players", MainMenu.rank),
+            MenuItem("A", "Archive: finished games to search and replay", MainMenu.archive),
             MenuItem("Y", "Your settings: charset, colour, password", MainMenu.settings),
             MenuItem("G", "Goodbye", MainMenu.goodbye),
         ]  # fmt: skip
@@ -153,6 +154,11 @@ class MainMenu(Screen):
         from door.ui.screens.rank import RankScreen
 
         return Push(RankScreen())
+
+    async def archive(self, ctx: Context) -> Transition | None:
+        from door.ui.screens.archive import ArchiveScreen
+
+        return Push(ArchiveScreen())
 
     async def settings(self, ctx: Context) -> Transition | None:
         from door.ui.screens.settings import SettingsScreen
