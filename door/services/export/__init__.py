@@ -18,8 +18,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from door.games import fairdice
 from door.games.base import Refusal
 from door.games.replay import ReplayError
+from door.services.dice import NOT_PROVABLE
 from door.services.games import GameEvent, GameInfo, GameService, LobbyError
 from door.store.records import JSON
 
@@ -32,11 +34,25 @@ BACKGAMMON_FORMATS: tuple[RecordFormat, ...] = ("mat", "sgf", "json")
 SPECTRANGLE_FORMATS: tuple[RecordFormat, ...] = ("txt", "json")
 
 ExtraKeys = Callable[[GameInfo], Awaitable[Mapping[str, JSON]]]
-"""Extra top-level keys for a game's record (the dice proof: ``seed_hex``,
-``commitment_hex``, ``words``), given the game; the JSON record carries them as keys, the
-text formats as comment lines. It is asked for running games too (records "up to now"):
-what must stay secret until the end is its to leave out while ``game.status`` is not
-``finished``."""
+"""Extra top-level keys for a game's record, given the game; the JSON record carries them
+as keys, the text formats as comment lines. It is asked for running games too (records
+"up to now"): what must stay secret until the end is its to leave out while the game is
+not over. The default is :func:`dice_keys`."""
+
+
+async def dice_keys(game: GameInfo) -> Mapping[str, JSON]:
+    """The game's dice proof as record keys (docs/fair-dice.md): ``commitment_hex`` and
+    ``words`` from the start, ``seed_hex`` once the game is over (null before); a game
+    made before provable dice says so instead."""
+    proof = game.dice
+    if proof is None or not proof.provable:
+        return {"dice": NOT_PROVABLE}
+    return {
+        "dice_scheme": fairdice.SCHEME,
+        "commitment_hex": proof.commitment_hex,
+        "words": list(proof.words),
+        "seed_hex": proof.seed_hex,
+    }
 
 
 @dataclass(frozen=True)
@@ -79,7 +95,7 @@ class Exporter:
     """Records of the games of ``games``; ``public_finished`` is ``[games]
     public_finished`` (finished games' records open to anyone, else to their players and
     the sysops only). ``extra_keys`` adds top-level keys to every record (see
-    :data:`ExtraKeys`)."""
+    :data:`ExtraKeys`; by default the dice proof, :func:`dice_keys`)."""
 
     def __init__(
         self,
@@ -90,7 +106,7 @@ class Exporter:
     ) -> None:
         self.games = games
         self.public_finished = public_finished
-        self.extra_keys = extra_keys
+        self.extra_keys = extra_keys if extra_keys is not None else dice_keys
 
     def may_read(self, game: GameInfo, viewer: int | None, *, sysop: bool = False) -> bool:
         """May ``viewer`` (a user id, None: someone not signed in) read ``game``'s record?
@@ -129,7 +145,7 @@ class Exporter:
             raise RecordRefused(f"{fmt} is a {_format_game(fmt)} format; game {game_id} is {title}")
         # the log as far as the game was read: "up to now" even while moves come in
         events = [e for e in await self.games.events(game_id) if e.seq <= info.last_seq]
-        extra = dict(await self.extra_keys(info)) if self.extra_keys is not None else {}
+        extra = dict(await self.extra_keys(info))
         try:
             # replaying a long match is some milliseconds of the rules' work: not on the
             # event loop, which other sessions share (the rules are pure, so any thread)
