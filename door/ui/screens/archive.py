@@ -387,9 +387,19 @@ class ArchivedBackgammon(BackgammonScreen):
                 frame = replace(frame, caption=f"{frame.caption}; {self.name_of(last.winner)} "
                                 f"wins {pts}")  # fmt: skip
             forced = action == "play" and len(rules.legal_moves(before)) <= 1
+            # a roll's cube decision whose play never came (the roller resigned, or the
+            # game ended first) is shown with what came instead
+            if ends:
+                keys[:0] = waiting.values()
+                waiting.clear()
+            elif m.seat is not None and action != "play" and m.seat in waiting:
+                keys.insert(0, waiting.pop(m.seat))
             out.append(Step(m, frame, game, before, after, tuple(keys), forced, ends))
             if ends:
                 game += 1
+        if waiting and out:  # the log ends on a roll: its decision goes with the last step
+            last = out[-1]
+            out[-1] = replace(last, keys=(*last.keys, *waiting.values()))
         return out
 
     def draw_step(self, canvas: Canvas, ctx: Context, step: Step) -> None:
