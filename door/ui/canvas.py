@@ -353,6 +353,12 @@ class Canvas:
         if region is not None:
             self.regions.append(region)
 
+    def forget_clicks(self) -> None:
+        """Nothing drawn so far is clickable (a question drawn over a screen: only its
+        own keys, drawn after this, answer clicks)."""
+        self.regions = []
+        self.wheel = None
+
     def hit(self, x: int, y: int) -> Region | None:
         """The region at cell (``x``, ``y``): the last one drawn there, if any."""
         for region in reversed(self.regions):
