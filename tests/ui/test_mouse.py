@@ -278,6 +278,22 @@ async def test_clicking_a_main_menu_line_chooses_it_as_its_key_does(
         await typed.settle()
 
 
+async def test_on_a_terminal_smaller_than_the_layout_a_click_hits_what_it_shows(
+    run: Start, alice: User
+) -> None:
+    clicked = term_of(await run(alice, width=40, height=15))
+    typed = term_of(await run(alice, width=40, height=15))
+    for t in (clicked, typed):
+        t.press("end")  # the bar to the last line: the body scrolls to keep it shown
+        await t.settle()
+    assert clicked.find("Welcome, Alice") is None and clicked.find("Goodbye") is not None
+    clicked.click_text("Rank the top")
+    typed.type("r")
+    await clicked.settle()
+    await typed.settle()
+    assert clicked.display_text() == typed.display_text()
+
+
 async def open_game_by(services: Services, user: User) -> int:
     info = await services.games.begin(
         user.id, "backgammon", {}, [SeatSpec("me"), SeatSpec("open")]
