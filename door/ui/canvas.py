@@ -348,10 +348,10 @@ class Canvas:
     ) -> None:
         """Record that a click on ``w`` × ``h`` cells at (``x``, ``y``) means ``target``
         (``right``: a right click), as drawn there now (see door/ui/mouse.py)."""
-        region = Region(x, y, w, h, target, right).columns(self.width)
-        region = region.rows(0, self.height) if region is not None else None
-        if region is not None:
-            self.regions.append(region)
+        x0, x1 = max(x, 0), min(x + w, self.width)
+        y0, y1 = max(y, 0), min(y + h, self.height)
+        if x0 < x1 and y0 < y1:
+            self.regions.append(Region(x0, y0, x1 - x0, y1 - y0, target, right))
 
     def forget_clicks(self) -> None:
         """Nothing drawn so far is clickable (a question drawn over a screen: only its
@@ -372,11 +372,12 @@ class Canvas:
         self.regions = [
             r for r in self.regions if not (top <= r.y and r.y + r.h <= bottom)
         ]
+        width = self.width
         for r in other.regions:
-            cut = r.moved(dx, dy).rows(top, bottom)
-            cut = cut.columns(self.width) if cut is not None else None
-            if cut is not None:
-                self.regions.append(cut)
+            x0, x1 = max(r.x + dx, 0), min(r.x + dx + r.w, width)
+            y0, y1 = max(r.y + dy, top), min(r.y + dy + r.h, bottom)
+            if x0 < x1 and y0 < y1:
+                self.regions.append(Region(x0, y0, x1 - x0, y1 - y0, r.target, r.right))
 
     def blit(self, other: Canvas, x: int = 0, y: int = 0) -> None:
         """Copy ``other`` onto this canvas with its top-left at (``x``, ``y``), clipped

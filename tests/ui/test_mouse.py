@@ -35,6 +35,7 @@ from door.services.games import SeatSpec
 from door.session import run_session
 from door.ui.boards import backgammon as bgb
 from door.ui.boards import spectrangle as spb
+from door.ui.canvas import Canvas
 from door.ui.keys import KeyDecoder, Report
 from door.ui.mouse import MOUSE_OFF, MOUSE_ON
 from door.ui.screens.spectrangle import BOARD_X as SP_X
@@ -129,6 +130,33 @@ def term_of(r: Running) -> MouseTerminal:
     return r.term
 
 
+# --- regions are recorded where things are drawn ------------------------------------------------
+
+
+def test_a_region_is_found_where_it_was_drawn_and_the_last_drawn_wins() -> None:
+    c = Canvas(20, 5)
+    c.clickable(2, 1, 5, 2, "a")
+    c.clickable(4, 2, 3, 1, "b", right="c")
+    assert c.hit(2, 1) is not None and c.hit(2, 1).target == "a"  # type: ignore[union-attr]
+    hit = c.hit(5, 2)
+    assert hit is not None and (hit.target, hit.right) == ("b", "c")
+    assert c.hit(7, 1) is None and c.hit(2, 3) is None
+    c.clear()
+    assert c.hit(2, 1) is None
+
+
+def test_copied_rows_bring_their_regions_and_replace_those_of_the_rows_they_cover() -> None:
+    drawing = Canvas(20, 6)
+    drawing.clickable(0, 2, 4, 1, "x")  # drawn on row 2 of a cached drawing
+    drawing.clickable(0, 5, 4, 1, "y")  # outside the rows copied
+    frame = Canvas(20, 6)
+    frame.clickable(0, 3, 20, 1, "old")
+    frame.copy_rows(drawing, 3, 2, source_top=2)  # rows 2-3 of the drawing to rows 3-4
+    assert frame.hit(1, 3) is not None and frame.hit(1, 3).target == "x"  # type: ignore[union-attr]
+    assert frame.hit(10, 3) is None  # the old row's region went with its cells
+    assert frame.hit(1, 5) is None
+
+
 # --- turning it on and off ------------------------------------------------------------------
 
 
@@ -216,6 +244,7 @@ async def test_over_real_telnet_an_xterm_is_asked_and_an_ansi_terminal_is_not(
         assert app.services is not None
         await app.services.accounts.register("alice", "secret1")
         for term, asked in (("xterm-256color", True), ("ansi", False)):
+            writer: Any
             reader, writer = await telnetlib3.open_connection(
                 "127.0.0.1", app.ports["telnet"], encoding=False, term=term, cols=80,
                 rows=24, connect_minwait=0.05,
@@ -584,8 +613,8 @@ async def test_clicking_a_field_places_the_chosen_piece_there(
         if m.kind == "place" and m.rotation == 0 and not m.mirror
     ]  # fmt: skip
     assert moves, "some piece fits somewhere unturned"
-    move = max(moves, key=lambda m: hand.index(m.piece))  # type: ignore[arg-type]
-    t.click(*hand_cell(t, users[state.turn].name, hand.index(move.piece)))  # type: ignore[arg-type]
+    move = max(moves, key=lambda m: hand.index(m.piece))
+    t.click(*hand_cell(t, users[state.turn].name, hand.index(move.piece)))
     await t.settle()
     cx, cy = spb.field_center(move.field)  # type: ignore[arg-type]
     t.click(SP_X + cx, SP_Y + cy)
