@@ -331,6 +331,17 @@ async def test_on_a_terminal_smaller_than_the_layout_a_click_hits_what_it_shows(
     assert clicked.display_text() == typed.display_text()
 
 
+async def test_the_wheel_turns_the_pages_of_the_instructions(run: Start, alice: User) -> None:
+    wheeled = term_of(await run(alice, start="instructions"))
+    typed = term_of(await run(alice, start="instructions"))
+    wheeled.wheel(10, 10, down=True)
+    typed.press("pgdn")
+    await wheeled.settle()
+    await typed.settle()
+    assert wheeled.display_text() == typed.display_text()
+    assert "Page 2 of" in wheeled.display_text()
+
+
 async def open_game_by(services: Services, user: User) -> int:
     info = await services.games.begin(
         user.id, "backgammon", {}, [SeatSpec("me"), SeatSpec("open")]
