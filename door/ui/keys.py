@@ -4,7 +4,10 @@ Accepts both terminal families a door meets: CTerm/ANSI-BBS (SyncTERM, NetRunner
 is End, ``CSI V``/``CSI U`` are PgUp/PgDn, ``CSI @`` Insert) and xterm/VT (``CSI 1~`` …
 ``CSI 6~``, ``SS3 P`` F1, application-mode arrows). CR, CR LF, CR NUL and LF are each one
 Enter; 0x08 and 0x7F are Backspace (0x7F is Delete for SyncTERM, which sends 0x08 for
-Backspace: set ``del_is_delete``). An ESC with nothing after it is held until
+Backspace: set ``del_is_delete``). xterm mouse reports become :class:`Mouse` events:
+SGR (mode 1006) ``CSI < b ; x ; y M`` (press) / ``m`` (release), and the older X10/normal
+``CSI M b x y`` (three raw bytes); a report that is malformed, cut off or too long is
+dropped whole, never typed into a field. An ESC with nothing after it is held until
 :meth:`KeyDecoder.flush` (the transport calls it after a short timeout) and then becomes
 ``Key("escape")``. Terminal replies to probes (cursor position, device attributes) come out
 as :class:`Report` events, which the transport consumes.
@@ -19,7 +22,7 @@ import codecs
 import re
 from dataclasses import dataclass
 
-from door.ui.terminal import Encoding, InputEvent, Key, Text
+from door.ui.terminal import Encoding, InputEvent, Key, Mouse, MouseAction, MouseButton, Text
 
 ESC = "\x1b"
 
@@ -129,6 +132,9 @@ class KeyDecoder:
         self._buf = ""  # an incomplete escape sequence (starts with ESC)
         self._after_cr = False  # swallow the LF or NUL that may follow a CR
         self._skipping = False  # inside an over-long CSI sequence: drop up to its final byte
+        self._swallow = 0  # raw bytes still owed by an X10 mouse report cut off by flush
+        self._report_left = 0  # inside a broken SGR mouse report: drop up to its M/m
+        self._flushed = ""  # what the last flush dropped, when the rest may still come
 
     @property
     def encoding(self) -> Encoding:
@@ -157,7 +163,14 @@ class KeyDecoder:
         if not self._buf:
             return []
         buf, self._buf = self._buf, ""
-        # A lone ESC is the Escape key; a sequence cut off mid-way is line noise.
+        # A lone ESC is the Escape key; a sequence cut off mid-way is line noise. The rest
+        # of a cut-off mouse report may still come (a slow link): it is dropped too, not
+        # typed into a field as "12;5M".
+        if buf.startswith(ESC + "[<"):
+            self._report_left = _MAX_SEQUENCE
+        elif buf.startswith(ESC + "[M"):
+            self._swallow = max(6 - len(buf), 0)
+        self._flushed = buf if buf in (ESC, ESC + "[") else ""
         return [Key("escape")] if buf == ESC else []
 
     # -- parsing --------------------------------------------------------------------------
@@ -173,9 +186,27 @@ class KeyDecoder:
                 text.clear()
             events.append(event)
 
+        flushed, self._flushed = self._flushed, ""
+        if (flushed == ESC and s.startswith("[")) or (flushed == ESC + "[" and s[:1] == "<"):
+            # The rest of a sequence whose start came before a pause (a lone ESC was taken
+            # for Escape): read as the sequence, not typed as "[<0;5;9M" or "[A".
+            s = flushed + s
         i, n = 0, len(s)
         while i < n:
             ch = s[i]
+            if self._report_left:
+                if " " <= ch <= "~":
+                    i += 1
+                    if ch in "Mm":
+                        self._report_left = 0
+                    elif not ("0" <= ch <= "9" or ch == ";"):
+                        self._report_left -= 1  # garbage: dropped, but only so much of it
+                    continue
+                self._report_left = 0  # a control ends it (and is input)
+            if self._swallow:
+                self._swallow -= 1
+                i += 1
+                continue
             if self._skipping:
                 if "\x20" <= ch <= "\x3f":
                     i += 1
@@ -257,6 +288,8 @@ class KeyDecoder:
                 return 0, None
             name = _LINUX_F.get(s[j + 1])
             return j + 2 - i, Key(name) if name else None
+        if j < n and s[j] == "<":
+            return self._sgr_report(s, i)
         while j < n and "\x20" <= s[j] <= "\x3f":  # parameter and intermediate bytes
             j += 1
             if j - i > _MAX_SEQUENCE:
@@ -266,11 +299,35 @@ class KeyDecoder:
             return 0, None
         final = s[j]
         consumed = j + 1 - i
+        params = s[i + 2 : j]
         if not ("\x40" <= final <= "\x7e"):
             # Not a valid final byte: drop the introducer, reparse the rest as input.
             return 2, None
-        params = s[i + 2 : j]
+        if final == "M" and not params:
+            # X10/normal mouse report: CSI M then three raw bytes (button, column, row).
+            if j + 3 >= n:
+                return 0, None
+            return consumed + 3, _x10_mouse(s[j + 1 : j + 4])
         return consumed, _csi_event(params, final)
+
+    def _sgr_report(self, s: str, i: int) -> tuple[int, DecodedEvent | None]:
+        """``CSI <`` at ``s[i]``: a mouse report, read up to its ``M``/``m``. Anything
+        printable before that (a garbled report) is part of it and dropped with it; a
+        control character breaks it off (the control is input); one longer than
+        :data:`_MAX_SEQUENCE` is dropped up to its end."""
+        n = len(s)
+        j = i + 3
+        while j < n:
+            ch = s[j]
+            if ch in "Mm":
+                return j + 1 - i, _sgr_mouse(s[i + 2 : j], ch)
+            if not " " <= ch <= "~":
+                return j - i, None
+            j += 1
+            if j - i > _MAX_SEQUENCE:
+                self._report_left = _MAX_SEQUENCE
+                return j - i, None
+        return 0, None
 
 
 def _numbers(params: str) -> tuple[int, ...] | None:
@@ -279,6 +336,55 @@ def _numbers(params: str) -> tuple[int, ...] | None:
         return tuple(int(p) if p else 0 for p in parts)
     except ValueError:
         return None
+
+
+MAX_MOUSE_COORDINATE = 9999
+"""A reported column or row above this is line noise, not a terminal."""
+
+
+def _mouse(code: int, x: int, y: int, release: bool) -> Mouse | None:
+    """The event for xterm button code ``code`` at the 1-based cell (``x``, ``y``)."""
+    if not (1 <= x <= MAX_MOUSE_COORDINATE and 1 <= y <= MAX_MOUSE_COORDINATE):
+        return None
+    if code < 0 or code >= 128:
+        return None  # buttons 8-11 (code 128+): nothing door uses
+    low = code & 3
+    button: MouseButton
+    if code & 64:
+        if low > 1:
+            return None  # the horizontal wheel
+        button = "wheel-up" if low == 0 else "wheel-down"
+        if release:
+            return None  # SGR reports a wheel "release" some terminals send: not a turn
+    else:
+        button = ("left", "middle", "right", "none")[low]
+    action: MouseAction = "release" if release else ("drag" if code & 32 else "press")
+    if button == "none" and action != "release":
+        return None  # motion with no button held (mode 1003): not asked for
+    return Mouse(
+        x - 1, y - 1, button, action,
+        shift=bool(code & 4), alt=bool(code & 8), ctrl=bool(code & 16),
+    )  # fmt: skip
+
+
+def _sgr_mouse(params: str, final: str) -> Mouse | None:
+    """``CSI < b ; x ; y M`` (``m``: released); ``None`` when it is malformed."""
+    parts = params[1:].split(";")
+    if final not in "Mm" or len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts):
+        return None
+    if any(len(p) > 5 for p in parts):
+        return None
+    code, x, y = (int(p) for p in parts)
+    return _mouse(code, x, y, release=final == "m")
+
+
+def _x10_mouse(raw: str) -> Mouse | None:
+    """The three bytes after ``CSI M``: button + 32, column + 32, row + 32 (1-based)."""
+    code, x, y = (ord(c) - 32 for c in raw)
+    if code < 0 or x < 1 or y < 1 or max(code, x, y) > 223:
+        return None
+    release = code & 3 == 3 and not code & 64
+    return _mouse(code, x, y, release=release)
 
 
 def _csi_event(params: str, final: str) -> DecodedEvent | None:

@@ -40,6 +40,7 @@ from door.ui.canvas import (
     text_width,
 )
 from door.ui.glyphs import Glyphs
+from door.ui.mouse import Pick
 from door.ui.terminal import Caps, InputEvent
 
 if TYPE_CHECKING:
@@ -228,6 +229,11 @@ class Screen:
         """A game notice arrived (the opponent moved, your turn, a game ended)."""
         return None
 
+    async def on_pick(self, pick: Pick, ctx: Context) -> Transition | None:
+        """A click on a region drawn with a :class:`~door.ui.mouse.Pick` (a board point);
+        screens that draw none ignore it."""
+        return None
+
     async def on_resume(self, result: Any, ctx: Context) -> Transition | None:
         """The screen above popped (with ``result``); reload what may have changed."""
         return None
@@ -299,21 +305,59 @@ def draw_help(canvas: Canvas, ctx: Context, text: str) -> int:
     return len(lines)
 
 
+HELP_WORD_KEYS = {"enter": "enter", "esc": "escape"}
+"""Words on the key-help line that are keys themselves ("Enter pick/drop")."""
+
+
 def _help_row(text: str, width: int, caches: RenderCaches) -> Canvas:
-    """The help row for ``text`` at ``width`` (callers only copy from it)."""
+    """The help row for ``text`` at ``width`` (callers only copy from it). Each key shown
+    (``X)word``, or an ``Enter``/``Esc`` word) is clickable as that key, over its whole
+    label ("Y)es, log off", "Esc back")."""
     canvas = caches.canvas(width, 1)
     y = 0
     canvas.fill(0, y, canvas.width, 1, " ", HELP_STYLE)
     x = 1
     text = clip_text(clean(text), canvas.width - 2)
+    starts: list[int] = []  # the column of each character
     i = 0
     while i < len(text):
         ch = text[i]
         # A letter directly followed by ')' is a key name: "P)lay".
         is_key = i + 1 < len(text) and text[i + 1] == ")" and (i == 0 or text[i - 1] == " ")
+        starts.append(x)
         x = canvas.put(x, y, ch, HELP_KEY_STYLE if is_key else HELP_STYLE)
         i += 1
+    starts.append(x)
+    for key, first, end in _help_keys(text):
+        canvas.clickable(starts[first], y, starts[end] - starts[first], 1, key)
     return canvas
+
+
+def _help_keys(text: str) -> list[tuple[str, int, int]]:
+    """(key, first character, end) of each key label on a key-help line: from its key
+    word to the next key word, a gap of two spaces, a `` · `` or the end."""
+    out: list[tuple[str, int, int]] = []
+    key: str | None = None
+    first = end = 0
+    for m in re.finditer(r"\S+", text):
+        word = m.group()
+        gap = text[end : m.start()]
+        if key is not None and ("  " in gap or word == "·"):
+            out.append((key, first, end))
+            key = None
+        if word == "·":
+            continue
+        name = HELP_WORD_KEYS.get(re.split(r"[/,]", word, maxsplit=1)[0].lower())
+        if len(word) > 1 and word[1] == ")":
+            name = word[0].lower()
+        if name is not None:
+            if key is not None:
+                out.append((key, first, end))
+            key, first = name, m.start()
+        end = m.end()
+    if key is not None:
+        out.append((key, first, end))
+    return out
 
 
 def draw_status(canvas: Canvas, ctx: Context, help_rows: int = 1) -> None:
@@ -415,6 +459,9 @@ def fit_view(canvas: Canvas, ctx: Context, width: int, height: int) -> Canvas:
     top = first
     if need is not None and need >= top + body:
         top = min(need - body + 1, max(src_end - body, first))
+    if canvas.regions:
+        view._take_regions(canvas, 0, first - top, first, first + max(min(body, src_end - top), 0))
+    view.wheel = canvas.wheel
     for i in range(body):
         src = top + i
         if src >= src_end:
