@@ -398,8 +398,8 @@ class ArchivedBackgammon(BackgammonScreen):
             if ends:
                 game += 1
         if waiting and out:  # the log ends on a roll: its decision goes with the last step
-            last = out[-1]
-            out[-1] = replace(last, keys=(*last.keys, *waiting.values()))
+            final = out[-1]
+            out[-1] = replace(final, keys=(*final.keys, *waiting.values()))
         return out
 
     def draw_step(self, canvas: Canvas, ctx: Context, step: Step) -> None:
