@@ -339,6 +339,7 @@ class WebTerminal(BaseTerminal):
                 height=hello.rows,
                 term=hello.term,
                 transport="web",
+                mouse=True,  # the page's xterm.js reports clicks whatever TERM it names
             ),
             peer=peer,
             settings=settings,
