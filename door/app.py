@@ -134,6 +134,7 @@ class App:
         self.accounts: Any = None  # the accounts service, hashing throttled (after start)
         self.sessions: set[BaseTerminal] = set()
         self.ports: dict[str, int] = {}
+        self.web: Any = None  # the web listener (door.net.web.WebServer), if started
         self._servers: list[Any] = []
         self._stopping = asyncio.Event()
         self._runner: SessionRunner = runner or session_runner()
@@ -148,7 +149,7 @@ class App:
     # -- lifecycle ------------------------------------------------------------------------
 
     async def start(self, *, telnet_port: int | None = None, ssh_port: int | None = None,
-                    rlogin_port: int | None = None) -> None:
+                    rlogin_port: int | None = None, web_port: int | None = None) -> None:
         """Build the services (if not given) and start the configured listeners.
 
         Port arguments override the config for tests: ``0`` there means "any free port",
@@ -227,7 +228,41 @@ class App:
             )
             self._servers.append(server)
             self.ports["rlogin"] = server.sockets[0].getsockname()[1]
+        port = cfg.server.web_port if web_port is None else web_port
+        if web_port is not None or port:
+            from door.net.web import WebSettings, start_web
+
+            tls = cfg.web_tls
+            web = await start_web(
+                host,
+                port,
+                self._web_session,
+                settings=WebSettings(
+                    connection,
+                    negotiation_wait=limits.negotiation_wait_s,
+                    server_name=cfg.server.name,
+                    origins=cfg.server.web_origins,
+                    tls_cert=tls[0] if tls else None,
+                    tls_key=tls[1] if tls else None,
+                ),
+                limiter=self.limiter,
+                guard=self.guard,
+                sessions=self.sessions,
+                reuse_port=self.share_ports,
+            )
+            self.web = web
+            self._servers.append(web)
+            self.ports["web"] = web.port
         log.info("door serving %s", ", ".join(f"{k} on {v}" for k, v in self.ports.items()))
+
+    def web_url(self) -> str | None:
+        """The web page's address for people (``http://localhost:8080/``), if serving it."""
+        return None if self.web is None else str(self.web.url(self.config.server.host))
+
+    def reload_tls(self) -> None:
+        """SIGHUP: load the web certificate and key again (a renewal), keeping sessions."""
+        if self.web is not None:
+            self.web.reload_tls()
 
     def request_stop(self) -> None:
         """Ask :meth:`wait` to return (signal handlers call this)."""
@@ -261,9 +296,13 @@ class App:
     # -- per-transport flows --------------------------------------------------------------
 
     async def _telnet_session(self, terminal: Any) -> None:
+        log.info("telnet connection from %s", terminal.peer)
+        await self._login_and_play(terminal)
+
+    async def _login_and_play(self, terminal: Any) -> None:
+        """The plain-text login (or sign-up), then the session."""
         services = self.services
         assert services is not None
-        log.info("telnet connection from %s", terminal.peer)
         try:
             user = await login_dialogue(
                 terminal,
@@ -280,6 +319,12 @@ class App:
             await enter_session(terminal, services, user, runner=self._runner)
         except LoginAborted:
             return
+
+    async def _web_session(self, terminal: Any) -> None:
+        """A web connection: the page's own framing, or telnet in WebSocket messages (an
+        fTelnet-style client); the same login as telnet either way."""
+        log.info("web connection from %s (%s)", terminal.peer, terminal.caps.transport)
+        await self._login_and_play(terminal)
 
     async def _ssh_session(self, terminal: Any, user: Any | None) -> None:
         services = self.services
@@ -376,6 +421,10 @@ async def serve(config: Config, *, worker: int | None = None) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, app.request_stop)
+    if config.web_tls is not None:
+        # Only then: otherwise SIGHUP keeps its old meaning (the terminal went away: stop).
+        with contextlib.suppress(NotImplementedError, RuntimeError, AttributeError):
+            loop.add_signal_handler(signal.SIGHUP, app.reload_tls)
     parent = None
     if worker is not None:
         from door.workers import watch_parent
@@ -385,6 +434,9 @@ async def serve(config: Config, *, worker: int | None = None) -> int:
         READY_PREFIX + " " + ", ".join(f"{k} on port {v}" for k, v in app.ports.items()),
         flush=True,
     )
+    url = app.web_url()
+    if url is not None and worker is None:  # (the supervisor says it once for all)
+        print(f"Web: {url}", flush=True)
     await app.wait()
     await app.shutdown()
     if parent is not None:
@@ -408,7 +460,12 @@ def is_postgresql(url: str) -> bool:
 def listener_ports(config: Config) -> dict[str, int]:
     """The ports ``door serve`` listens on, by transport (0 = off, so left out)."""
     server = config.server
-    wanted = {"telnet": server.telnet_port, "ssh": server.ssh_port, "rlogin": server.rlogin_port}
+    wanted = {
+        "telnet": server.telnet_port,
+        "ssh": server.ssh_port,
+        "rlogin": server.rlogin_port,
+        "web": server.web_port,
+    }
     return {name: port for name, port in wanted.items() if port}
 
 
@@ -456,6 +513,12 @@ async def serve_workers(config: Config, commands: list[list[str]]) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, supervisor.request_stop)
+    if config.web_tls is not None:
+        # each worker reloads its own copy of the web certificate
+        with contextlib.suppress(NotImplementedError, RuntimeError, AttributeError):
+            loop.add_signal_handler(
+                signal.SIGHUP, lambda: _pass_on(supervisor.pids, signal.SIGHUP)
+            )
     try:
         lines = await supervisor.start()
     except WorkerStartError as exc:
@@ -463,6 +526,21 @@ async def serve_workers(config: Config, commands: list[list[str]]) -> int:
         return 1
     pids = ", ".join(str(pid) for pid in supervisor.pids)
     print(f"{lines[0]} with {len(commands)} workers (pids {pids})", flush=True)
+    if config.server.web_port:
+        from door.net.web import page_url
+
+        server = config.server
+        url = page_url(server.host, server.web_port, tls=config.web_tls is not None)
+        print(f"Web: {url}", flush=True)
     status = await supervisor.run()
     print("door: stopped", flush=True)
     return status
+
+
+def _pass_on(pids: list[int], signum: int) -> None:
+    """Send ``signum`` to each of ``pids`` (the workers), ignoring those already gone."""
+    import os
+
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signum)

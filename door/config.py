@@ -41,10 +41,12 @@ def _tables(cls: type[Any]) -> Any:
 
 @dataclass(frozen=True)
 class ServerConfig:
-    """Listeners (a port of 0 turns one off; rlogin is off by default), the banner's name,
-    whether ``door serve`` tunes the collector and allocator (:mod:`door.runtime`), the SSH
-    host key's file (relative to the data dir) and how many worker processes share the
-    ports."""
+    """Listeners (a port of 0 turns one off; rlogin and the web are off by default), the
+    server's name (the banner, the web page), whether ``door serve`` tunes the collector
+    and allocator (:mod:`door.runtime`), the SSH host key's file (relative to the data
+    dir), how many worker processes share the ports, and the web listener's TLS
+    certificate and key (PEM files, relative to the data dir; both empty: plain HTTP) and
+    the origins besides its own whose pages may open its WebSocket."""
 
     host: str = "0.0.0.0"
     telnet_port: int = _ranged(2323, 0, 65535)
@@ -56,6 +58,10 @@ class ServerConfig:
     ssh_version: str = "door"
     host_key: str = "ssh_host_ed25519_key"
     workers: int = _ranged(1, 1, 256)
+    web_port: int = _ranged(0, 0, 65535)
+    web_tls_cert: str = ""
+    web_tls_key: str = ""
+    web_origins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -237,6 +243,14 @@ class Config:
         return self.data_dir / self.server.host_key
 
     @property
+    def web_tls(self) -> tuple[Path, Path] | None:
+        """The web listener's certificate and key files (relative to the data dir), if set."""
+        server = self.server
+        if not server.web_tls_cert or not server.web_tls_key:
+            return None
+        return self.data_dir / server.web_tls_cert, self.data_dir / server.web_tls_key
+
+    @property
     def database_url(self) -> str:
         """The SQLAlchemy URL: the configured one, or the SQLite file in the data dir."""
         if self.database.url:
@@ -315,6 +329,23 @@ def check_ssh_version(version: str) -> None:
         )
 
 
+def check_web(server: ServerConfig) -> None:
+    """The web's TLS needs both files; an allowed origin is ``scheme://host[:port]`` or ``*``."""
+    if bool(server.web_tls_cert.strip()) != bool(server.web_tls_key.strip()):
+        raise ConfigError(
+            "[server] web_tls_cert and web_tls_key go together: set both (HTTPS) or neither"
+        )
+    for origin in server.web_origins:
+        if origin == "*":
+            continue
+        scheme, sep, rest = origin.partition("://")
+        if scheme not in ("http", "https") or not sep or not rest or "/" in rest.rstrip("/"):
+            raise ConfigError(
+                f"[server] web_origins has {origin!r}: write origins as "
+                '"https://bbs.example.org" (scheme, host, optional :port), or "*" for any'
+            )
+
+
 def check_bots(raw: dict[str, Any]) -> None:
     """``[bots] run = true`` written out beside ``[games] bots = false`` asks for bots to
     play where there are none: say so rather than pick one."""
@@ -355,6 +386,7 @@ def load_config(path: str | Path | None = None, data_dir: str | Path | None = No
     check_bots(raw)
     if not config.server.host_key.strip():
         raise ConfigError("[server] host_key must name a file (relative to data_dir, or absolute)")
+    check_web(config.server)
     if "data_dir" in raw:
         config = replace(config, data_dir=Path(str(raw["data_dir"])))
     if data_dir is not None:

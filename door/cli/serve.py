@@ -1,4 +1,5 @@
-"""``door serve``: run the server (telnet, SSH and, if configured, rlogin) until SIGTERM."""
+"""``door serve``: run the server (telnet, SSH and, if configured, rlogin and the web) until
+SIGTERM."""
 
 from __future__ import annotations
 
@@ -24,6 +25,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--ssh-port", type=int, default=None, help="SSH port (0 = off)")
     parser.add_argument("--rlogin-port", type=int, default=None, help="rlogin port (0 = off)")
     parser.add_argument(
+        "--web-port", type=int, default=None,
+        help="web page and WebSocket port (0 = off, the default)",
+    )  # fmt: skip
+    parser.add_argument(
         "--workers", type=int, default=None, metavar="N",
         help="run N processes sharing the ports (PostgreSQL only; default [server] workers, 1)",
     )  # fmt: skip
@@ -43,6 +48,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
         ("telnet_port", "telnet_port"),
         ("ssh_port", "ssh_port"),
         ("rlogin_port", "rlogin_port"),
+        ("web_port", "web_port"),
         ("workers", "workers"),
     ):
         value = getattr(args, flag, None)
@@ -59,7 +65,9 @@ def worker_command(args: argparse.Namespace, number: int) -> list[str]:
     """The command line of worker ``number`` of ``door serve --workers N``: this one's
     options again (it reads the same config), as a worker."""
     command = [sys.executable, "-m", "door", "serve", "--as-worker", str(number)]
-    for flag in ("config", "data_dir", "host", "telnet_port", "ssh_port", "rlogin_port"):
+    for flag in (
+        "config", "data_dir", "host", "telnet_port", "ssh_port", "rlogin_port", "web_port",
+    ):  # fmt: skip
         value = getattr(args, flag, None)
         if value is not None:
             command += [f"--{flag.replace('_', '-')}", str(value)]

@@ -296,22 +296,17 @@ class DoorTelnetServer(telnetlib3.TelnetServer):
         return None
 
 
-async def start_telnet(
-    host: str,
-    port: int,
+def telnet_protocol_factory(
     on_terminal: TerminalHandler,
     *,
     settings: TelnetSettings,
     limiter: ConnectionLimiter | None = None,
     guard: LoginGuard | None = None,
     sessions: set[BaseTerminal] | None = None,
-    reuse_port: bool = False,
-) -> asyncio.Server:
-    """Listen for telnet on ``host:port`` (0 = any free port); returns the asyncio server.
-
-    ``sessions`` (if given) holds every live terminal, so a shutdown can reach them.
-    ``reuse_port`` (SO_REUSEPORT) lets several processes listen on the same port.
-    """
+) -> Callable[[], asyncio.Protocol]:
+    """What makes one :class:`DoorTelnetServer` per connection, each running
+    ``on_terminal`` once negotiation is over. The telnet listener uses it, and so does the
+    web listener for telnet carried over a WebSocket (door/net/web.py)."""
 
     async def shell(reader: Any, writer: Any) -> None:
         terminal = TelnetTerminal(reader, writer, settings.connection)
@@ -338,6 +333,28 @@ async def start_telnet(
         )
         return protocol
 
+    return factory
+
+
+async def start_telnet(
+    host: str,
+    port: int,
+    on_terminal: TerminalHandler,
+    *,
+    settings: TelnetSettings,
+    limiter: ConnectionLimiter | None = None,
+    guard: LoginGuard | None = None,
+    sessions: set[BaseTerminal] | None = None,
+    reuse_port: bool = False,
+) -> asyncio.Server:
+    """Listen for telnet on ``host:port`` (0 = any free port); returns the asyncio server.
+
+    ``sessions`` (if given) holds every live terminal, so a shutdown can reach them.
+    ``reuse_port`` (SO_REUSEPORT) lets several processes listen on the same port.
+    """
+    factory = telnet_protocol_factory(
+        on_terminal, settings=settings, limiter=limiter, guard=guard, sessions=sessions
+    )
     loop = asyncio.get_running_loop()
     return await loop.create_server(
         factory, host, port, backlog=settings.connection.backlog, reuse_port=reuse_port or None
