@@ -7,6 +7,11 @@ from what the far end already shows. It subscribes to the hub for the signed-in 
 screen, ringing the bell on "your turn" when the user has sound on. When the process
 loses its database for a while (``services.outage``) the status line of whatever screen
 shows says so until it is back, and then the screen re-reads what it shows.
+
+Where the terminal reports clicks (``caps.mouse``) and the user has not turned the mouse
+off, the session asks for mouse reports at the start and stops them on every way out; a
+click is looked up in the frame last shown (the regions its screen drew, door/ui/mouse.py)
+and handled as the key(s) it names, or as a pick by the top screen.
 """
 
 from __future__ import annotations
@@ -19,9 +24,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from door.games.base import Refusal
+from door.ui.bindings import event_of
 from door.ui.caches import RenderCaches
 from door.ui.canvas import Canvas, diff
 from door.ui.glyphs import glyphs
+from door.ui.mouse import MOUSE_OFF, MOUSE_ON, Pick, Target, keys_of
 from door.ui.screen import (
     LAYOUT_SIZE,
     Context,
@@ -36,7 +43,17 @@ from door.ui.screen import (
     is_too_small,
     too_small_view,
 )
-from door.ui.terminal import Caps, Encoding, Hangup, InputEvent, Key, Resize, Terminal, Text
+from door.ui.terminal import (
+    Caps,
+    Encoding,
+    Hangup,
+    InputEvent,
+    Key,
+    Mouse,
+    Resize,
+    Terminal,
+    Text,
+)
 
 if TYPE_CHECKING:
     from door.services import Services
@@ -76,6 +93,8 @@ class Session:
         self.seen: set[tuple[int, str, int]] = set()
         self.quit_message: str | None = None
         self.hung_up = False
+        self.mouse_on = False
+        """Whether mouse reports were asked for (and must be stopped on the way out)."""
         self.recoveries_seen = services.outage.recoveries
         """How many database outages had ended when the screen last re-read (on_outage)."""
         self.detected_encoding = terminal.caps.encoding
@@ -118,8 +137,56 @@ class Session:
             self.previous = None
         self.ctx.caps = caps
         self.ctx.glyphs = glyphs(caps.encoding)
+        self.set_mouse(self.wants_mouse())
         if self.user_sub is None:
             self.user_sub = self.services.hub.subscribe(user.id)
+
+    # --- the mouse --------------------------------------------------------------------
+    def wants_mouse(self) -> bool:
+        """Mouse reports are wanted when the terminal can send them and the signed-in
+        user (if any) has not turned them off (Y)our settings: Mouse)."""
+        user = self.ctx.user
+        return self.terminal.caps.mouse and (user is None or user.settings.mouse)
+
+    def set_mouse(self, on: bool) -> None:
+        """Ask the terminal for mouse reports, or stop them (only when that changes)."""
+        if on == self.mouse_on:
+            return
+        self.mouse_on = on
+        self.terminal.write(MOUSE_ON if on else MOUSE_OFF)
+
+    async def on_mouse(self, event: Mouse) -> bool:
+        """A click (or a turn of the wheel) on the frame last shown: what the region
+        drawn there names, as its keys or a pick; False when the session should end."""
+        view = self.previous
+        if not self.mouse_on or view is None or not self.stack or event.action != "press":
+            return True
+        if event.button in ("wheel-up", "wheel-down"):
+            if view.wheel is None:
+                return True
+            turn = view.wheel[0 if event.button == "wheel-up" else 1]
+            for key in keys_of(turn):
+                if not await self.on_input(event_of(key)):
+                    return False
+            return True
+        region = view.hit(event.x, event.y)
+        if region is None or event.button == "middle":
+            return True
+        target: Target | None = region.right if event.button == "right" else region.target
+        if target is None:
+            return True
+        if view.cursor is not None and any(len(k) == 1 for k in keys_of(target)):
+            # Someone is typing (a name, a password, a move): a letter a click stands for
+            # would be typed into the field, so only named keys (Enter, Esc) are clicked.
+            return True
+        if isinstance(target, Pick):
+            self.ctx.message = None
+            screen = self.stack[-1]
+            return await self.apply(await self._guard(screen.on_pick(target, self.ctx), None))
+        for key in keys_of(target):
+            if not await self.on_input(event_of(key)):
+                return False
+        return True
 
     # --- rendering --------------------------------------------------------------------
     def render(self) -> None:
@@ -393,8 +460,10 @@ class Session:
         if not self.stack:
             return False
         caps = self.terminal.caps
-        if is_too_small(caps.width, caps.height) and isinstance(event, Key | Text):
+        if is_too_small(caps.width, caps.height) and isinstance(event, Key | Text | Mouse):
             return True  # nothing of the screen is shown: a key would act unseen
+        if isinstance(event, Mouse):
+            return await self.on_mouse(event)
         if isinstance(event, Text) and 1 < len(event.text) <= TYPE_AHEAD:
             # A few keys that arrived in one read (typed ahead, or bunched by a laggy
             # link) are separate key presses: a menu acts on one letter per event, so
@@ -430,16 +499,21 @@ async def run_session(
     from door.ui.screens import first_screens
 
     session = Session(terminal, services, user, caches)
-    # A start screen that cannot open (a refusal, or a bug) leaves the main menu saying why.
-    screens = await session._guard(first_screens(session.ctx, start), None)
-    if screens is None:
-        screens = await first_screens(session.ctx, None)
-    session.stack.extend(screens[:-1])
-    for screen in screens[:-1]:
-        await session._enter(screen)
     try:
+        session.set_mouse(session.wants_mouse())
+        # A start screen that cannot open (a refusal, or a bug) leaves the main menu saying why.
+        screens = await session._guard(first_screens(session.ctx, start), None)
+        if screens is None:
+            screens = await first_screens(session.ctx, None)
+        session.stack.extend(screens[:-1])
+        for screen in screens[:-1]:
+            await session._enter(screen)
         await session.run(screens[-1])
     finally:
+        # Whatever ended the session (goodbye, hang-up, the BBS's time, a bug): the
+        # terminal stops reporting clicks (in door mode the BBS goes on using it).
+        with contextlib.suppress(Exception):
+            session.set_mouse(False)
         if not session.hung_up:
             with contextlib.suppress(Exception):
                 terminal.write("\x1b[0m\x1b[2J\x1b[H\x1b[?25h")

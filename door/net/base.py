@@ -18,14 +18,14 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from door.net import detect
 from door.net.limits import Admission
 from door.ui.charset import encode_text
 from door.ui.keys import KeyDecoder, Report
-from door.ui.terminal import Caps, Encoding, Hangup, InputEvent, Key, Resize, Text
+from door.ui.terminal import Caps, Encoding, Hangup, InputEvent, Key, Mouse, Resize, Text
 
 _TIMEOUT = object()
 
@@ -66,6 +66,13 @@ class ConnectionSettings:
     """Connections the listening socket lets wait to be accepted."""
 
 
+def _with_mouse(caps: Caps) -> Caps:
+    """``caps`` with ``mouse`` on when its terminal type reports clicks."""
+    if caps.mouse or not detect.mouse_from_term(caps.term):
+        return caps
+    return replace(caps, mouse=True)
+
+
 def describe_peer(peername: Any) -> tuple[str, str]:
     """A socket's peer address as ``("host:port", "host")``; ``("?:0", "?")`` if unknown."""
     host, port = tuple(peername or ("?", 0))[:2]
@@ -84,7 +91,7 @@ class BaseTerminal:
         esc_timeout: float = 0.08,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._caps = caps
+        self._caps = _with_mouse(caps)
         self._peer = peer
         self._probe_timeout = settings.probe_timeout
         self._decoder = KeyDecoder(caps.encoding, del_is_delete=caps.term in CTERM_TYPES)
@@ -151,19 +158,13 @@ class BaseTerminal:
         """Use ``encoding`` for output and for decoding later input."""
         if encoding not in ("cp437", "utf-8"):
             raise ValueError(f"unknown encoding {encoding!r}")
-        self._caps = Caps(
-            encoding=encoding,
-            colors=self._caps.colors,
-            width=self._caps.width,
-            height=self._caps.height,
-            term=self._caps.term,
-            transport=self._caps.transport,
-        )
+        self._caps = replace(self._caps, encoding=encoding)
         self._decoder.set_encoding(encoding)
 
     def set_caps(self, caps: Caps) -> None:
-        """Replace the capabilities wholesale (after detection)."""
-        self._caps = caps
+        """Replace the capabilities wholesale (after detection); ``mouse`` is set when the
+        terminal type says it can (a transport may set it itself, never unset)."""
+        self._caps = caps = _with_mouse(caps)
         self._decoder.set_encoding(caps.encoding)
         self._decoder.del_is_delete = caps.term in CTERM_TYPES
 
@@ -455,7 +456,7 @@ class BaseTerminal:
             if len(event.text) > room:
                 event = Text(event.text[:room])
             self._buffered += len(event.text)
-        elif isinstance(event, Key) and len(self._events) > self._max_buffer:
+        elif isinstance(event, Key | Mouse) and len(self._events) > self._max_buffer:
             return
         self._events.append(event)
 

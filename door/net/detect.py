@@ -46,6 +46,31 @@ UTF8_TERM_FAMILIES = (
     "iterm",
 )
 
+# Terminal families that report clicks as xterm SGR mouse reports (modes 1000/1002 with
+# 1006 coordinates) when asked. Not "ansi", "vt100", "linux" (the console has no mouse
+# reports), "dumb" or fTelnet's "ansi-bbs": a terminal that does not say it can gets
+# none of it.
+MOUSE_TERM_FAMILIES = (
+    "xterm",
+    "screen",
+    "tmux",
+    "putty",
+    "syncterm",
+    "cterm",
+    "rxvt",
+    "konsole",
+    "gnome",
+    "alacritty",
+    "kitty",
+    "foot",
+    "wezterm",
+    "iterm",
+    "iterm2",
+    "vte",
+    "contour",
+    "mintty",
+)
+
 FALLBACK_WIDTH = 80
 FALLBACK_HEIGHT = 24
 MIN_WIDTH, MAX_WIDTH = 20, 400
@@ -71,6 +96,16 @@ def encoding_from_term(term: str | None) -> Encoding | None:
     if t in UTF8_TERM_FAMILIES or family in UTF8_TERM_FAMILIES:
         return "utf-8"
     return None
+
+
+def mouse_from_term(term: str | None) -> bool:
+    """Whether a terminal of type ``term`` reports mouse clicks (SGR 1006) when asked:
+    its family (the first word, as for the encoding) is one that does."""
+    if not term:
+        return False
+    t = term.strip().lower()
+    family = re.split(r"[-.]", t, maxsplit=1)[0]
+    return t in MOUSE_TERM_FAMILIES or family in MOUSE_TERM_FAMILIES
 
 
 def encoding_from_lang(lang: str | None) -> Encoding | None:

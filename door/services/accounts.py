@@ -61,6 +61,8 @@ class UserSettings:
     step_delay: float = 0.6
     """Seconds between the pictures when a backgammon turn is played back (V)iew, or a
     move arriving while you look); 0 steps only by hand."""
+    mouse: bool = True
+    """Clicks choose and move, where the terminal reports them (off: keys only)."""
 
 
 STEP_DELAYS = (0.3, 0.6, 1.0, 1.5, 0.0)
@@ -265,6 +267,7 @@ def _settings_from(raw: JSONObject) -> UserSettings:
         charset=charset if charset in CHARSETS else "auto",  # type: ignore[arg-type]
         color=bool(raw.get("color", base.color)),
         step_delay=_step_delay(raw.get("step_delay", base.step_delay), base.step_delay),
+        mouse=bool(raw.get("mouse", base.mouse)),
     )
 
 
@@ -276,7 +279,10 @@ def _step_delay(value: object, default: float) -> float:
 
 
 def _settings_to(s: UserSettings) -> JSONObject:
-    return {"sound": s.sound, "charset": s.charset, "color": s.color, "step_delay": s.step_delay}
+    return {
+        "sound": s.sound, "charset": s.charset, "color": s.color, "step_delay": s.step_delay,
+        "mouse": s.mouse,
+    }  # fmt: skip
 
 
 def user_from_record(row: UserRecord) -> User:
@@ -685,13 +691,13 @@ class Accounts:
     # --- settings and logins -------------------------------------------------------------
 
     async def update_settings(self, user_id: int, **changes: Any) -> User:
-        """Change some of ``sound``, ``charset``, ``color``, ``step_delay``; returns the
-        updated user."""
-        known = {"sound", "charset", "color", "step_delay"}
+        """Change some of ``sound``, ``charset``, ``color``, ``step_delay``, ``mouse``;
+        returns the updated user."""
+        known = {"sound", "charset", "color", "step_delay", "mouse"}
         unknown = set(changes) - known
         if unknown:
             raise AccountError(f"unknown setting(s): {', '.join(sorted(unknown))}")
-        for key in ("sound", "color"):
+        for key in ("sound", "color", "mouse"):
             if key in changes and not isinstance(changes[key], bool):
                 raise AccountError(f"{key} must be on or off")
         if "charset" in changes and changes["charset"] not in CHARSETS:

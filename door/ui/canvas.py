@@ -16,6 +16,7 @@ from typing import Any
 
 from wcwidth import wcwidth
 
+from door.ui.mouse import Region, Target
 from door.ui.terminal import Caps
 
 ESC = "\x1b"
@@ -191,7 +192,9 @@ class Canvas:
     highlighted list row); the cursor's row counts too. ``prompt`` is a question's row:
     kept in sight like ``focus`` and word-wrapped there when cut. ``styles`` is the style table its
     cells' styles are made canonical in (a new one if not given; canvases that are
-    compared or copied between should share one).
+    compared or copied between should share one). ``regions`` are the clickable places
+    drawn so far (``clickable``; the last drawn wins where they overlap) and ``wheel``
+    the keys the mouse wheel sends here (up, down), e.g. a list's arrows (door/ui/mouse.py).
     """
 
     def __init__(self, width: int, height: int, styles: StyleTable | None = None) -> None:
@@ -203,6 +206,8 @@ class Canvas:
         self.cursor: tuple[int, int] | None = None
         self.focus: int | None = None
         self.prompt: int | None = None
+        self.regions: list[Region] = []
+        self.wheel: tuple[Target, Target] | None = None
         self._rows: list[list[Cell]] = [[(" ", DEFAULT)] * width for _ in range(height)]
         # Whether a wide glyph was ever drawn: rows of narrow glyphs only let ``diff``
         # compare cell by cell without working out glyph units.
@@ -223,6 +228,8 @@ class Canvas:
         self.cursor = None
         self.focus = None
         self.prompt = None
+        self.regions = []
+        self.wheel = None
         self._wide = False
 
     # --- drawing -----------------------------------------------------------------
@@ -335,8 +342,41 @@ class Canvas:
         for cx in range(max(x, 0), min(x + w, self.width)):
             row[cx] = (row[cx][0], style)
 
+    # --- clicks ------------------------------------------------------------------
+    def clickable(
+        self, x: int, y: int, w: int, h: int, target: Target, right: Target | None = None
+    ) -> None:
+        """Record that a click on ``w`` × ``h`` cells at (``x``, ``y``) means ``target``
+        (``right``: a right click), as drawn there now (see door/ui/mouse.py)."""
+        region = Region(x, y, w, h, target, right).columns(self.width)
+        region = region.rows(0, self.height) if region is not None else None
+        if region is not None:
+            self.regions.append(region)
+
+    def hit(self, x: int, y: int) -> Region | None:
+        """The region at cell (``x``, ``y``): the last one drawn there, if any."""
+        for region in reversed(self.regions):
+            if region.contains(x, y):
+                return region
+        return None
+
+    def _take_regions(self, other: Canvas, dx: int, dy: int, top: int, bottom: int) -> None:
+        """``other``'s regions moved by (``dx``, ``dy``), cut to rows ``top`` ..
+        ``bottom - 1`` of this canvas, replacing what lay wholly inside those rows."""
+        self.regions = [
+            r for r in self.regions if not (top <= r.y and r.y + r.h <= bottom)
+        ]
+        for r in other.regions:
+            cut = r.moved(dx, dy).rows(top, bottom)
+            cut = cut.columns(self.width) if cut is not None else None
+            if cut is not None:
+                self.regions.append(cut)
+
     def blit(self, other: Canvas, x: int = 0, y: int = 0) -> None:
-        """Copy ``other`` onto this canvas with its top-left at (``x``, ``y``), clipped."""
+        """Copy ``other`` onto this canvas with its top-left at (``x``, ``y``), clipped
+        (its clickable regions with it)."""
+        if other.regions:
+            self._take_regions(other, x, y, max(y, 0), min(y + other.height, self.height))
         if other._wide:
             self._wide = True
         for oy in range(other.height):
@@ -359,6 +399,9 @@ class Canvas:
         if other._wide:
             self._wide = True
         shift = (top if source_top is None else source_top) - top
+        if other.regions or self.regions:
+            lo = max(top, 0, -shift)
+            self._take_regions(other, 0, -shift, lo, max(lo, min(top + count, self.height)))
         for y in range(max(top, 0, -shift), min(top + count, self.height, other.height - shift)):
             # in place: the row list stays this canvas's own (see ``clear``)
             self._rows[y][:] = other._rows[y + shift]
@@ -367,6 +410,7 @@ class Canvas:
         """A new canvas holding the top-left ``width`` × ``height`` of this one."""
         out = Canvas(width, height, self.styles)
         out.blit(self)
+        out.wheel = self.wheel
         if self.cursor is not None and self.cursor[0] < width and self.cursor[1] < height:
             out.cursor = self.cursor
         return out

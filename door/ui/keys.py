@@ -4,7 +4,10 @@ Accepts both terminal families a door meets: CTerm/ANSI-BBS (SyncTERM, NetRunner
 is End, ``CSI V``/``CSI U`` are PgUp/PgDn, ``CSI @`` Insert) and xterm/VT (``CSI 1~`` …
 ``CSI 6~``, ``SS3 P`` F1, application-mode arrows). CR, CR LF, CR NUL and LF are each one
 Enter; 0x08 and 0x7F are Backspace (0x7F is Delete for SyncTERM, which sends 0x08 for
-Backspace: set ``del_is_delete``). An ESC with nothing after it is held until
+Backspace: set ``del_is_delete``). xterm mouse reports become :class:`Mouse` events:
+SGR (mode 1006) ``CSI < b ; x ; y M`` (press) / ``m`` (release), and the older X10/normal
+``CSI M b x y`` (three raw bytes); a report that is malformed, cut off or too long is
+dropped whole, never typed into a field. An ESC with nothing after it is held until
 :meth:`KeyDecoder.flush` (the transport calls it after a short timeout) and then becomes
 ``Key("escape")``. Terminal replies to probes (cursor position, device attributes) come out
 as :class:`Report` events, which the transport consumes.
@@ -19,7 +22,7 @@ import codecs
 import re
 from dataclasses import dataclass
 
-from door.ui.terminal import Encoding, InputEvent, Key, Text
+from door.ui.terminal import Encoding, InputEvent, Key, Mouse, MouseButton, Text
 
 ESC = "\x1b"
 
@@ -129,6 +132,7 @@ class KeyDecoder:
         self._buf = ""  # an incomplete escape sequence (starts with ESC)
         self._after_cr = False  # swallow the LF or NUL that may follow a CR
         self._skipping = False  # inside an over-long CSI sequence: drop up to its final byte
+        self._swallow = 0  # raw bytes still owed by an X10 mouse report cut off by flush
 
     @property
     def encoding(self) -> Encoding:
@@ -157,7 +161,13 @@ class KeyDecoder:
         if not self._buf:
             return []
         buf, self._buf = self._buf, ""
-        # A lone ESC is the Escape key; a sequence cut off mid-way is line noise.
+        # A lone ESC is the Escape key; a sequence cut off mid-way is line noise. The rest
+        # of a cut-off mouse report may still come (a slow link): it is dropped too, not
+        # typed into a field as "12;5M".
+        if buf.startswith(ESC + "[<"):
+            self._skipping = True
+        elif buf.startswith(ESC + "[M"):
+            self._swallow = 5 - len(buf)
         return [Key("escape")] if buf == ESC else []
 
     # -- parsing --------------------------------------------------------------------------
@@ -176,6 +186,10 @@ class KeyDecoder:
         i, n = 0, len(s)
         while i < n:
             ch = s[i]
+            if self._swallow:
+                self._swallow -= 1
+                i += 1
+                continue
             if self._skipping:
                 if "\x20" <= ch <= "\x3f":
                     i += 1
@@ -266,10 +280,19 @@ class KeyDecoder:
             return 0, None
         final = s[j]
         consumed = j + 1 - i
+        params = s[i + 2 : j]
         if not ("\x40" <= final <= "\x7e"):
+            if params.startswith("<"):
+                # A mouse report broken off (by the next report, a key): its debris
+                # must not become text; what broke it is input.
+                return j - i, None
             # Not a valid final byte: drop the introducer, reparse the rest as input.
             return 2, None
-        params = s[i + 2 : j]
+        if final == "M" and not params:
+            # X10/normal mouse report: CSI M then three raw bytes (button, column, row).
+            if j + 3 >= n:
+                return 0, None
+            return consumed + 3, _x10_mouse(s[j + 1 : j + 4])
         return consumed, _csi_event(params, final)
 
 
@@ -281,7 +304,58 @@ def _numbers(params: str) -> tuple[int, ...] | None:
         return None
 
 
+MAX_MOUSE_COORDINATE = 9999
+"""A reported column or row above this is line noise, not a terminal."""
+
+
+def _mouse(code: int, x: int, y: int, release: bool) -> Mouse | None:
+    """The event for xterm button code ``code`` at the 1-based cell (``x``, ``y``)."""
+    if not (1 <= x <= MAX_MOUSE_COORDINATE and 1 <= y <= MAX_MOUSE_COORDINATE):
+        return None
+    if code < 0 or code >= 128:
+        return None  # buttons 8-11 (code 128+): nothing door uses
+    low = code & 3
+    button: MouseButton
+    if code & 64:
+        if low > 1:
+            return None  # the horizontal wheel
+        button = "wheel-up" if low == 0 else "wheel-down"
+        if release:
+            return None  # SGR reports a wheel "release" some terminals send: not a turn
+    else:
+        button = ("left", "middle", "right", "none")[low]
+    action = "release" if release else ("drag" if code & 32 else "press")
+    if button == "none" and action != "release":
+        return None  # motion with no button held (mode 1003): not asked for
+    return Mouse(
+        x - 1, y - 1, button, action,  # type: ignore[arg-type]
+        shift=bool(code & 4), alt=bool(code & 8), ctrl=bool(code & 16),
+    )  # fmt: skip
+
+
+def _sgr_mouse(params: str, final: str) -> Mouse | None:
+    """``CSI < b ; x ; y M`` (``m``: released); ``None`` when it is malformed."""
+    parts = params[1:].split(";")
+    if final not in "Mm" or len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return None
+    if any(len(p) > 5 for p in parts):
+        return None
+    code, x, y = (int(p) for p in parts)
+    return _mouse(code, x, y, release=final == "m")
+
+
+def _x10_mouse(raw: str) -> Mouse | None:
+    """The three bytes after ``CSI M``: button + 32, column + 32, row + 32 (1-based)."""
+    code, x, y = (ord(c) - 32 for c in raw)
+    if code < 0 or x < 1 or y < 1 or max(code, x, y) > 223:
+        return None
+    release = code & 3 == 3 and not code & 64
+    return _mouse(code, x, y, release=release)
+
+
 def _csi_event(params: str, final: str) -> DecodedEvent | None:
+    if params.startswith("<"):
+        return _sgr_mouse(params, final)
     if final == "c" and params[:1] in ("?", "=", ">"):
         return Report("da", raw=params)
     if final == "R" and ";" in params:

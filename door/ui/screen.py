@@ -40,6 +40,7 @@ from door.ui.canvas import (
     text_width,
 )
 from door.ui.glyphs import Glyphs
+from door.ui.mouse import Pick
 from door.ui.terminal import Caps, InputEvent
 
 if TYPE_CHECKING:
@@ -228,6 +229,11 @@ class Screen:
         """A game notice arrived (the opponent moved, your turn, a game ended)."""
         return None
 
+    async def on_pick(self, pick: Pick, ctx: Context) -> Transition | None:
+        """A click on a region drawn with a :class:`~door.ui.mouse.Pick` (a board point);
+        screens that draw none ignore it."""
+        return None
+
     async def on_resume(self, result: Any, ctx: Context) -> Transition | None:
         """The screen above popped (with ``result``); reload what may have changed."""
         return None
@@ -299,20 +305,35 @@ def draw_help(canvas: Canvas, ctx: Context, text: str) -> int:
     return len(lines)
 
 
+HELP_WORD_KEYS = {"enter": "enter", "esc": "escape"}
+"""Words on the key-help line that are keys themselves ("Enter pick/drop")."""
+
+
 def _help_row(text: str, width: int, caches: RenderCaches) -> Canvas:
-    """The help row for ``text`` at ``width`` (callers only copy from it)."""
+    """The help row for ``text`` at ``width`` (callers only copy from it). Each key shown
+    as ``X)word`` (or an ``Enter``/``Esc`` word) is clickable, as that key."""
     canvas = caches.canvas(width, 1)
     y = 0
     canvas.fill(0, y, canvas.width, 1, " ", HELP_STYLE)
     x = 1
     text = clip_text(clean(text), canvas.width - 2)
     i = 0
+    key: str | None = None  # the key of the word being drawn, and where it began
+    start = 0
     while i < len(text):
         ch = text[i]
+        at_word = i == 0 or text[i - 1] == " "
         # A letter directly followed by ')' is a key name: "P)lay".
-        is_key = i + 1 < len(text) and text[i + 1] == ")" and (i == 0 or text[i - 1] == " ")
+        is_key = i + 1 < len(text) and text[i + 1] == ")" and at_word
+        if at_word and ch != " ":
+            word = re.split(r"[ /]", text[i:], maxsplit=1)[0].lower()
+            key = ch.lower() if is_key else HELP_WORD_KEYS.get(word)
+            start = x
         x = canvas.put(x, y, ch, HELP_KEY_STYLE if is_key else HELP_STYLE)
         i += 1
+        if key is not None and (i == len(text) or text[i] == " "):
+            canvas.clickable(start, y, x - start, 1, key)
+            key = None
     return canvas
 
 
@@ -415,6 +436,9 @@ def fit_view(canvas: Canvas, ctx: Context, width: int, height: int) -> Canvas:
     top = first
     if need is not None and need >= top + body:
         top = min(need - body + 1, max(src_end - body, first))
+    if canvas.regions:
+        view._take_regions(canvas, 0, first - top, first, first + max(min(body, src_end - top), 0))
+    view.wheel = canvas.wheel
     for i in range(body):
         src = top + i
         if src >= src_end:

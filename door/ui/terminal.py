@@ -3,7 +3,8 @@
 Telnet, SSH, rlogin and stdio door mode each implement :class:`Terminal` once
 (``door/net``); the session and the screens above it see nothing else. Input arrives as
 already-decoded events: a key decoder (``door/ui/keys.py``) turns the byte stream into
-:class:`Key` and :class:`Text` events for the CTerm/ANSI-BBS and xterm families.
+:class:`Key` and :class:`Text` events for the CTerm/ANSI-BBS and xterm families, and
+xterm mouse reports into :class:`Mouse` events.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ class Caps:
     ``encoding`` decides the glyph table (CP437 box drawing vs Unicode); ``colors`` is 0
     (no colour: attributes only) or 16; ``width``/``height`` are clamped to sane values
     by the transport (80×24 fallback); ``term`` is the terminal type as reported (TTYPE,
-    SSH pty TERM, rlogin terminal field, drop-file emulation), lower-cased.
+    SSH pty TERM, rlogin terminal field, drop-file emulation), lower-cased. ``mouse``
+    says the far end reports clicks as xterm SGR mouse reports (modes 1000/1002/1006):
+    ``door.net.detect.mouse_from_term`` sets it from the terminal type, a transport that
+    knows better (the web page's xterm.js) sets it itself.
     """
 
     encoding: Encoding = "cp437"
@@ -30,6 +34,7 @@ class Caps:
     height: int = 24
     term: str = "ansi"
     transport: str = "telnet"
+    mouse: bool = False
 
     def resized(self, width: int, height: int) -> Caps:
         return replace(self, width=width, height=height)
@@ -65,7 +70,28 @@ class Hangup:
     reason: str = "hangup"
 
 
-InputEvent = Key | Text | Resize | Hangup
+MouseButton = Literal["left", "middle", "right", "wheel-up", "wheel-down", "none"]
+MouseAction = Literal["press", "release", "drag"]
+
+
+@dataclass(frozen=True)
+class Mouse:
+    """A mouse report: ``x``/``y`` are the cell's column and row **0-based** (as the
+    canvas counts; the terminal's 1-based report less one). ``button`` is the one
+    pressed (``"wheel-up"``/``"wheel-down"`` come as presses; ``"none"`` is a release
+    that does not say which). ``action``: ``"press"``, ``"release"``, or ``"drag"``
+    (motion with a button held, mode 1002)."""
+
+    x: int
+    y: int
+    button: MouseButton = "left"
+    action: MouseAction = "press"
+    shift: bool = False
+    alt: bool = False
+    ctrl: bool = False
+
+
+InputEvent = Key | Text | Resize | Hangup | Mouse
 
 
 @runtime_checkable

@@ -122,6 +122,8 @@ class Menu:
                 canvas.put(x + width - 1 - text_width(note), row, note, base)
             if selected:
                 canvas.focus = row  # kept in sight on a small terminal
+            if item.enabled:
+                canvas.clickable(x, row, width, 1, item.key.lower())  # a click: its letter
         return len(self.items)
 
 
@@ -302,7 +304,8 @@ class ListView(Generic[T]):
         format_row: Callable[[T], str],
         empty: str = "Nothing here.",
     ) -> None:
-        """Header line, one line per item on this page, then a footer with the page."""
+        """Header line, one line per item on this page, then a footer with the page; a
+        click on a row opens it (as the arrows and Enter would), the wheel moves the bar."""
         canvas.put(x, y, clip_text(header, width), LIST_HEADER)
         if not self.items:
             canvas.put(x + 1, y + 2, clip_text(empty, width - 1), LIST_STYLE)
@@ -310,6 +313,9 @@ class ListView(Generic[T]):
             style = LIST_SELECTED if i == self.selected else LIST_STYLE
             canvas.fill(x, y + 1 + i, width, 1, " ", style)
             canvas.put(x, y + 1 + i, clip_text(clean(format_row(item)), width), style)
+            # A click on a row: the bar moved there with the keys, then Enter.
+            canvas.clickable(x, y + 1 + i, width, 1, ("home", *(("down",) * i), "enter"))
+        canvas.wheel = ("up", "down")  # the wheel moves the bar, page to page
         if self.items:
             canvas.focus = y + 1 + self.selected  # kept in sight on a small terminal
         footer = f"Page {self.page} of {self.pages}  ({self.total} in all)"

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from door.ui.canvas import BLACK, GREEN, RED, WHITE, YELLOW, Canvas, Style
 from door.ui.glyphs import Glyphs
+from door.ui.mouse import Pick
 
 BOARD_WIDTH = 47  # at the default geometry; see Geometry for bigger boards
 BOARD_HEIGHT = 15
@@ -479,5 +480,22 @@ def draw_board(
         canvas.restyle(x + lx, y + ly, w, TARGET)
         px, py, _ = pointer_cell(spot, mine_c, True, geo)
         canvas.put(x + px, y + py, g.bullet, TARGET_DOT)
+    _clickable_spots(canvas, x, y, mine_c, geo)
     if pic.cursor is not None:
         draw_cursor(canvas, x, y, pic.cursor, mine_c, pic.targets, g, True, geo)
+
+
+def _clickable_spots(canvas: Canvas, x: int, y: int, my_colour: str, geo: Geometry) -> None:
+    """Each point (its label, frame edge and checkers: its half of the board), the bar and
+    the tray are clickable where they were drawn, as ``Pick("spot", n)``."""
+    for p in range(1, 25):
+        col, top = point_column(p, my_colour)
+        px = x + column_x(col, my_colour, geo)
+        if top:
+            canvas.clickable(px, y, geo.pw, geo.mid_row, Pick("spot", p))
+        else:
+            rows = geo.bottom_label - geo.mid_row
+            canvas.clickable(px, y + geo.mid_row + 1, geo.pw, rows, Pick("spot", p))
+    canvas.clickable(x + bar_x(my_colour, geo) - 1, y + 1, 3, geo.bottom_border, Pick("spot", BAR))
+    tx = x + tray_x0(my_colour, geo)
+    canvas.clickable(tx, y + 1, 5, geo.bottom_border, Pick("spot", OFF))

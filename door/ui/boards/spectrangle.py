@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from door.ui.canvas import BLACK, BLUE, CYAN, GREEN, MAGENTA, RED, WHITE, YELLOW, Canvas, Style
 from door.ui.glyphs import Glyphs
+from door.ui.mouse import Pick, Target
 
 BOARD_WIDTH = 35
 BOARD_HEIGHT = 18
@@ -261,6 +262,7 @@ def draw_board(
     preview: Tile | None = None,
     marked: frozenset[int] = frozenset(),
     scale: int = 3,
+    right: Target | None = None,
 ) -> None:
     """Draw the 36 fields with the board's top-left corner at (``x``, ``y``).
 
@@ -270,10 +272,13 @@ def draw_board(
     field under the cursor; ``preview`` the selected piece as it would lie there (drawn
     when the cursor is on an accepting field). ``marked`` fields (e.g. the last move)
     show their value underlined. ``scale`` is 3 (35 × 18) or 4 (47 × 24, big terminals).
+    Each field is clickable on its cells as ``Pick("field", index)`` (``right``: what a
+    right click there does).
     """
     accept = accept or {}
     for index in range(36):
         cells = field_cells(index, scale)
+        _clickable_field(canvas, x, y, cells, Pick("field", index), right)
         tile = board[index]
         up = is_up(index)
         on_cursor = index == cursor
@@ -315,6 +320,17 @@ def draw_board(
         if bonuses[index] > 1:
             style = ACCEPT_TEXT if index in accept else BONUS_STYLE
             _put_label(canvas, x, y, wide_row, f"x{bonuses[index]}", style)
+
+
+def _clickable_field(
+    canvas: Canvas, x: int, y: int, cells: Sequence[FieldCell], pick: Pick, right: Target | None
+) -> None:
+    """A field's lines (a triangle: one run of cells a line) as clickable regions."""
+    lines: dict[int, list[int]] = {}
+    for c in cells:
+        lines.setdefault(c.y, []).append(c.x)
+    for cy, xs in lines.items():
+        canvas.clickable(x + min(xs), y + cy, max(xs) - min(xs) + 1, 1, pick, right)
 
 
 def draw_piece_preview(

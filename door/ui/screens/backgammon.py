@@ -73,9 +73,11 @@ from door.ui.boards.common import GameScreenBase, LoggedMove, deadline_text, las
 from door.ui.caches import RenderCaches
 from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text, text_width
 from door.ui.glyphs import glyphs
+from door.ui.mouse import Pick
 from door.ui.screen import HEADING_STYLE, Context, Push, Transition, draw_chrome, word_lines
 from door.ui.screens.overlays import Cover, ResignChoice
 from door.ui.screens.playback import Playback
+from door.ui.terminal import Key
 from door.ui.widgets import short_names
 
 if TYPE_CHECKING:
@@ -568,6 +570,14 @@ class BackgammonScreen(GameScreenBase):
             ctx.status("That checker cannot bear off now.")
             return None
         return self._drop(ctx, OFF)
+
+    async def on_pick(self, pick: Pick, ctx: Context) -> Transition | None:
+        """A click on a point, the bar or the tray: the cursor moved there and Enter
+        pressed (pick up, drop, put back), while the player moves checkers."""
+        if pick.kind != "spot" or self.snap is None or not self.is_moving():
+            return None
+        self._set_cursor(pick.value)
+        return await self.on_event(Key("enter"), ctx)
 
     def _undo(self, ctx: Context) -> None:
         if self.lift is not None:

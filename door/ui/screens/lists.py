@@ -30,6 +30,7 @@ TABS: tuple[tuple[Which, str, str], ...] = (
 SHORT_LABELS: dict[Which, str] = {"invited": "Invited", "open": "Open", "waiting": "Waiting"}
 """Shorter tab labels, for a screen too narrow for the whole row of long ones."""
 TAB_OF_KEY: dict[str, Which] = {key.lower(): which for which, key, _ in TABS}
+KEY_OF_TAB: dict[Which, str] = {which: key for key, which in TAB_OF_KEY.items()}
 
 
 def tab_text(key: str, label: str) -> str:
@@ -335,7 +336,8 @@ class GameListScreen(KeyedScreen):
         x = 1
         for which, text in tab_row(canvas.width):
             style = TAB_ON if which == self.which else TAB_STYLE
-            x = canvas.put(x, 2, text, style)
+            start, x = x, canvas.put(x, 2, text, style)
+            canvas.clickable(start, 2, x - start, 1, KEY_OF_TAB[which])  # as its letter
             x += 1
         if self.is_finished_list():
             header = f"{'Game':<6} {'Kind':<11} {'Players':<26} {'Ago':>4}  Result"

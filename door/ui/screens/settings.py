@@ -86,11 +86,13 @@ class SettingsScreen(Screen):
         charset = CHARSET_NAMES.get(s.charset, s.charset)
         if s.charset == "auto":
             charset += f" (now {ctx.caps.encoding.upper()})"
+        mouse_note = "" if ctx.caps.mouse else " (this terminal sends no clicks)"
         return [
             MenuItem("C", f"Character set: {charset}", SettingsScreen.next_charset),
             MenuItem("O", f"Colour: {'ON' if s.color else 'OFF'}", SettingsScreen.colour),
             MenuItem("S", f"Sound effects: {'ON' if s.sound else 'OFF'}", SettingsScreen.sound),
             MenuItem("A", f"Animation: {delay_name(s.step_delay)}", SettingsScreen.step_delay),
+            MenuItem("M", f"Mouse: {'ON' if s.mouse else 'OFF'}{mouse_note}", SettingsScreen.mouse),
             MenuItem("P", "Change your password", SettingsScreen.password),
             MenuItem("K", "SSH keys: log in without a password", SettingsScreen.ssh_keys),
             MenuItem("Q", "Back to the main menu", SettingsScreen.back),
@@ -136,6 +138,13 @@ class SettingsScreen(Screen):
         on = not ctx.user.settings.sound
         ctx.set_user(await ctx.services.accounts.update_settings(ctx.user.id, sound=on))
         ctx.status(f"Sound effects are {'ON' if on else 'OFF'}.")
+
+    async def mouse(self, ctx: Context) -> None:
+        """Clicks on or off (where the terminal reports them; keys work either way)."""
+        assert ctx.user is not None
+        on = not ctx.user.settings.mouse
+        ctx.set_user(await ctx.services.accounts.update_settings(ctx.user.id, mouse=on))
+        ctx.status(f"Mouse is {'ON' if on else 'OFF'}.")
 
     async def step_delay(self, ctx: Context) -> None:
         """The next playback speed of a backgammon turn (V)iew, moves arriving)."""

@@ -41,6 +41,7 @@ from door.ui.boards.spectrangle import (
     neighbour_in_direction,
 )
 from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
+from door.ui.mouse import Pick
 from door.ui.screen import (
     HEADING_STYLE,
     Context,
@@ -49,6 +50,7 @@ from door.ui.screen import (
     draw_chrome,
 )
 from door.ui.screens.overlays import Cover, ReplayViewer
+from door.ui.terminal import Key
 from door.ui.widgets import short_names
 
 BOARD_X = 1
@@ -229,6 +231,19 @@ class SpectrangleScreen(GameScreenBase):
     def swap(self, ctx: Context, key: str) -> Transition | None:
         return self._ask_swap(ctx)
 
+    async def on_pick(self, pick: Pick, ctx: Context) -> Transition | None:
+        """A click on a field: the cursor moved there and Enter (place the piece); on a
+        piece of the hand: that piece chosen (as Tab would, to it)."""
+        if self.snap is None or not self.can_act:
+            return None
+        if pick.kind == "piece" and 0 <= pick.value < len(self.my_hand()):
+            self.selected = pick.value
+            return None
+        if pick.kind == "field" and 0 <= pick.value < 36:
+            self.cursor = pick.value
+            return await self.on_event(Key("enter"), ctx)
+        return None
+
     def no_such_key(self, ctx: Context, key: str) -> None:
         """A key no row of the table took: say what does work now."""
         if key != "enter" and len(key) != 1:
@@ -388,9 +403,10 @@ class SpectrangleScreen(GameScreenBase):
             canvas, BOARD_X, BOARD_Y, tiles_of(state), ctx.glyphs, colors,
             bonuses=[f.bonus for f in fields()], accept=accept,
             cursor=self.cursor if self.can_act else None, preview=preview, marked=self.marks,
-            scale=layout(canvas.width, canvas.height)[0],
+            scale=layout(canvas.width, canvas.height)[0], right="r",
         )  # fmt: skip
         if self.can_act:
+            canvas.wheel = ("r", ("r", "r"))  # a third of a turn clockwise / back
             # A terminal shorter than the layout scrolls to keep the cursor's field shown.
             scale = layout(canvas.width, canvas.height)[0]
             canvas.focus = BOARD_Y + field_center(self.cursor, scale)[1]
@@ -488,7 +504,9 @@ class SpectrangleScreen(GameScreenBase):
                 and self.can_act
                 and i == min(self.selected, len(state.hands[seat]) - 1)
             )
-            draw_piece_label(canvas, x + 5 * i, y, piece(pi).name, colors, selected=sel)
+            end = draw_piece_label(canvas, x + 5 * i, y, piece(pi).name, colors, selected=sel)
+            if seat == self.my_seat:
+                canvas.clickable(x + 5 * i, y, end - x - 5 * i, 1, Pick("piece", i), "r")
 
     def _draw_piece(
         self, canvas: Canvas, x: int, y: int, w: int, colors: int, narrow: bool
