@@ -172,6 +172,13 @@ class App:
             from door.services import build_services
 
             self.services = await build_services(cfg)
+        services: Any = self.services
+        if getattr(services, "exporter", None) is None and hasattr(services, "games"):
+            from door.services.export import Exporter
+
+            # game records (door export, the SSH export command): on the services, so that
+            # whoever holds them can reach it
+            services.exporter = Exporter(services.games, public_finished=cfg.games.public_finished)
         self.accounts = ThrottledAccounts(
             self.services.accounts, hashing_slots(limits.login_concurrency)
         )
@@ -248,6 +255,7 @@ class App:
                 limiter=self.limiter,
                 guard=self.guard,
                 sessions=self.sessions,
+                records=self._web_record,
                 reuse_port=self.share_ports,
             )
             self.web = web
@@ -319,6 +327,20 @@ class App:
             await enter_session(terminal, services, user, runner=self._runner)
         except LoginAborted:
             return
+
+    async def _web_record(self, game_id: int, fmt: str) -> tuple[str, bytes] | None:
+        """``GET /games/N.FMT``: game N's record as anyone may have it (no viewer), or
+        None when there is none to give (missing, hidden, another game's format)."""
+        from door.services.export import FORMATS, RecordRefused
+
+        exporter = getattr(self.services, "exporter", None)
+        if exporter is None or fmt not in FORMATS:
+            return None
+        try:
+            record = await exporter.export(game_id, fmt, None)
+        except RecordRefused:
+            return None
+        return record.filename, record.text.encode("utf-8")
 
     async def _web_session(self, terminal: Any) -> None:
         """A web connection: the page's own framing, or telnet in WebSocket messages (an

@@ -19,6 +19,8 @@ SUBCOMMAND_MODULES = (
     "door.cli.user",
     "door.cli.db",
     "door.cli.check",
+    "door.cli.export",
+    "door.cli.selfplay",
     "door.cli.rules",
 )
 

@@ -62,7 +62,7 @@ from door.net import detect
 from door.net.base import BaseTerminal, ConnectionSettings, describe_peer, run_terminal_session
 from door.net.limits import Admission, ConnectionLimiter, LoginGuard
 from door.net.telnet import TelnetSettings, telnet_protocol_factory
-from door.ui.terminal import Caps, Resize
+from door.ui.terminal import Caps, Encoding, Resize
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +115,14 @@ _RECORD_TYPES = {
     "txt": "text/plain; charset=utf-8",
     "json": "application/json; charset=utf-8",
 }
+_BYES = {
+    "idle": "Idle too long. Goodbye.",
+    "shutdown": "The server is shutting down for a moment.",
+    "time": "Your time on the BBS is up.",
+    "stalled": "The connection stopped taking output.",
+    "output overflow": "The connection stopped taking output.",
+}
+"""The bye for a session the server ended, by the hang-up's reason."""
 _TERM_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 _LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 
@@ -340,6 +348,12 @@ class WebTerminal(BaseTerminal):
         self._ws = ws
         self._outbox = outbox
 
+    def set_encoding(self, encoding: Encoding) -> None:
+        """The page decodes UTF-8 only: a player's remembered CP437 (chosen on a BBS
+        terminal) must not garble the browser, so the encoding stays UTF-8."""
+        if encoding != "utf-8":
+            log.debug("web terminal %s keeps UTF-8 (asked for %s)", self.peer, encoding)
+
     async def _receive(self) -> bytes | Resize | None:
         while True:
             msg = await self._ws.receive()
@@ -370,6 +384,9 @@ class WebTerminal(BaseTerminal):
         await self._outbox.drain()
 
     def _disconnect(self) -> None:
+        reason = self._hangup_reason
+        if self.bye == "Goodbye." and reason in _BYES:
+            self.bye = _BYES[reason]
         self._outbox.close(self.bye)
 
     def _abort(self) -> None:
@@ -502,6 +519,7 @@ class WebServer:
         self._site = site
         self.ssl_context = ssl_context
         self._settings = settings
+        self._stop: asyncio.Future[None] | None = None
         self._cleanup: asyncio.Future[None] | None = None
 
     @property
@@ -533,14 +551,23 @@ class WebServer:
         return True
 
     def close(self) -> None:
-        """Stop listening (live sessions are ended by the App, as on every transport)."""
-        if self._cleanup is None:
-            self._cleanup = asyncio.ensure_future(self._runner.cleanup())
+        """Stop listening. Live sessions go on: the App tells them and lets them finish
+        (aiohttp's own cleanup would cancel them, perhaps in the middle of a move)."""
+        if self._stop is None:
+            self._stop = asyncio.ensure_future(self._site.stop())
 
     async def wait_closed(self) -> None:
+        """Close the listener and whatever connections are left (after the sessions)."""
         self.close()
-        assert self._cleanup is not None
+        if self._cleanup is None:
+            self._cleanup = asyncio.ensure_future(self._cleanup_after_stop())
         await asyncio.shield(self._cleanup)
+
+    async def _cleanup_after_stop(self) -> None:
+        assert self._stop is not None
+        with contextlib.suppress(Exception):
+            await self._stop
+        await self._runner.cleanup()
 
 
 def page_url(host: str, port: int, *, tls: bool) -> str:
@@ -899,6 +926,8 @@ def not_found() -> web.Response:
 async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
+    # not aiohttp's "Python/3.x aiohttp/3.y": versions only help an attacker pick an exploit
+    response.headers["Server"] = "door"
 
 
 async def start_web(
@@ -941,8 +970,9 @@ async def start_web(
     app.router.add_get("/name.json", door.name)
     app.router.add_get(r"/games/{id:[0-9]+}.{fmt:[a-z]+}", door.record)
     app.router.add_get("/", door.page)
-    app.router.add_get(r"/{path:[A-Za-z0-9._/-]+}", door.page)
-    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+    app.router.add_get(r"/{path:.+}", door.page)  # only names in ``assets`` are answered
+    # shutdown_timeout: what is left of a connection once the App has closed every session
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0)
     await runner.setup()
     site = web.TCPSite(
         runner,
