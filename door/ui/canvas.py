@@ -348,10 +348,16 @@ class Canvas:
     ) -> None:
         """Record that a click on ``w`` × ``h`` cells at (``x``, ``y``) means ``target``
         (``right``: a right click), as drawn there now (see door/ui/mouse.py)."""
-        region = Region(x, y, w, h, target, right).columns(self.width)
-        region = region.rows(0, self.height) if region is not None else None
-        if region is not None:
-            self.regions.append(region)
+        x0, x1 = max(x, 0), min(x + w, self.width)
+        y0, y1 = max(y, 0), min(y + h, self.height)
+        if x0 < x1 and y0 < y1:
+            self.regions.append(Region(x0, y0, x1 - x0, y1 - y0, target, right))
+
+    def forget_clicks(self) -> None:
+        """Nothing drawn so far is clickable (a question drawn over a screen: only its
+        own keys, drawn after this, answer clicks)."""
+        self.regions = []
+        self.wheel = None
 
     def hit(self, x: int, y: int) -> Region | None:
         """The region at cell (``x``, ``y``): the last one drawn there, if any."""
@@ -363,14 +369,20 @@ class Canvas:
     def _take_regions(self, other: Canvas, dx: int, dy: int, top: int, bottom: int) -> None:
         """``other``'s regions moved by (``dx``, ``dy``), cut to rows ``top`` ..
         ``bottom - 1`` of this canvas, replacing what lay wholly inside those rows."""
-        self.regions = [
-            r for r in self.regions if not (top <= r.y and r.y + r.h <= bottom)
-        ]
+        if self.regions:
+            self.regions = [r for r in self.regions if not (top <= r.y and r.y + r.h <= bottom)]
+        width = self.width
+        append = self.regions.append
         for r in other.regions:
-            cut = r.moved(dx, dy).rows(top, bottom)
-            cut = cut.columns(self.width) if cut is not None else None
-            if cut is not None:
-                self.regions.append(cut)
+            ry = r.y + dy
+            if dx == 0 and top <= ry and ry + r.h <= bottom and r.x + r.w <= width:
+                # the usual case (a cached drawing copied whole): the region as it is
+                append(r if dy == 0 else Region(r.x, ry, r.w, r.h, r.target, r.right))
+                continue
+            x0, x1 = max(r.x + dx, 0), min(r.x + dx + r.w, width)
+            y0, y1 = max(r.y + dy, top), min(r.y + dy + r.h, bottom)
+            if x0 < x1 and y0 < y1:
+                append(Region(x0, y0, x1 - x0, y1 - y0, r.target, r.right))
 
     def blit(self, other: Canvas, x: int = 0, y: int = 0) -> None:
         """Copy ``other`` onto this canvas with its top-left at (``x``, ``y``), clipped

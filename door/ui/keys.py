@@ -133,6 +133,8 @@ class KeyDecoder:
         self._after_cr = False  # swallow the LF or NUL that may follow a CR
         self._skipping = False  # inside an over-long CSI sequence: drop up to its final byte
         self._swallow = 0  # raw bytes still owed by an X10 mouse report cut off by flush
+        self._report_left = 0  # inside a broken SGR mouse report: drop up to its M/m
+        self._flushed = ""  # what the last flush dropped, when the rest may still come
 
     @property
     def encoding(self) -> Encoding:
@@ -165,9 +167,10 @@ class KeyDecoder:
         # of a cut-off mouse report may still come (a slow link): it is dropped too, not
         # typed into a field as "12;5M".
         if buf.startswith(ESC + "[<"):
-            self._skipping = True
+            self._report_left = _MAX_SEQUENCE
         elif buf.startswith(ESC + "[M"):
-            self._swallow = 5 - len(buf)
+            self._swallow = max(6 - len(buf), 0)
+        self._flushed = buf if buf in (ESC, ESC + "[") else ""
         return [Key("escape")] if buf == ESC else []
 
     # -- parsing --------------------------------------------------------------------------
@@ -183,9 +186,23 @@ class KeyDecoder:
                 text.clear()
             events.append(event)
 
+        flushed, self._flushed = self._flushed, ""
+        if (flushed == ESC and s.startswith("[")) or (flushed == ESC + "[" and s[:1] == "<"):
+            # The rest of a sequence whose start came before a pause (a lone ESC was taken
+            # for Escape): read as the sequence, not typed as "[<0;5;9M" or "[A".
+            s = flushed + s
         i, n = 0, len(s)
         while i < n:
             ch = s[i]
+            if self._report_left:
+                if " " <= ch <= "~":
+                    i += 1
+                    if ch in "Mm":
+                        self._report_left = 0
+                    elif not ("0" <= ch <= "9" or ch == ";"):
+                        self._report_left -= 1  # garbage: dropped, but only so much of it
+                    continue
+                self._report_left = 0  # a control ends it (and is input)
             if self._swallow:
                 self._swallow -= 1
                 i += 1
@@ -271,6 +288,8 @@ class KeyDecoder:
                 return 0, None
             name = _LINUX_F.get(s[j + 1])
             return j + 2 - i, Key(name) if name else None
+        if j < n and s[j] == "<":
+            return self._sgr_report(s, i)
         while j < n and "\x20" <= s[j] <= "\x3f":  # parameter and intermediate bytes
             j += 1
             if j - i > _MAX_SEQUENCE:
@@ -282,10 +301,6 @@ class KeyDecoder:
         consumed = j + 1 - i
         params = s[i + 2 : j]
         if not ("\x40" <= final <= "\x7e"):
-            if params.startswith("<"):
-                # A mouse report broken off (by the next report, a key): its debris
-                # must not become text; what broke it is input.
-                return j - i, None
             # Not a valid final byte: drop the introducer, reparse the rest as input.
             return 2, None
         if final == "M" and not params:
@@ -294,6 +309,25 @@ class KeyDecoder:
                 return 0, None
             return consumed + 3, _x10_mouse(s[j + 1 : j + 4])
         return consumed, _csi_event(params, final)
+
+    def _sgr_report(self, s: str, i: int) -> tuple[int, DecodedEvent | None]:
+        """``CSI <`` at ``s[i]``: a mouse report, read up to its ``M``/``m``. Anything
+        printable before that (a garbled report) is part of it and dropped with it; a
+        control character breaks it off (the control is input); one longer than
+        :data:`_MAX_SEQUENCE` is dropped up to its end."""
+        n = len(s)
+        j = i + 3
+        while j < n:
+            ch = s[j]
+            if ch in "Mm":
+                return j + 1 - i, _sgr_mouse(s[i + 2 : j], ch)
+            if not " " <= ch <= "~":
+                return j - i, None
+            j += 1
+            if j - i > _MAX_SEQUENCE:
+                self._report_left = _MAX_SEQUENCE
+                return j - i, None
+        return 0, None
 
 
 def _numbers(params: str) -> tuple[int, ...] | None:

@@ -52,23 +52,6 @@ class Region:
     def contains(self, x: int, y: int) -> bool:
         return self.x <= x < self.x + self.w and self.y <= y < self.y + self.h
 
-    def moved(self, dx: int, dy: int) -> Region:
-        return Region(self.x + dx, self.y + dy, self.w, self.h, self.target, self.right)
-
-    def rows(self, top: int, bottom: int) -> Region | None:
-        """This region cut to rows ``top`` .. ``bottom - 1``, or None if it has none."""
-        y0, y1 = max(self.y, top), min(self.y + self.h, bottom)
-        if y0 >= y1:
-            return None
-        return Region(self.x, y0, self.w, y1 - y0, self.target, self.right)
-
-    def columns(self, width: int) -> Region | None:
-        """This region cut to columns ``0`` .. ``width - 1``, or None if it has none."""
-        x0, x1 = max(self.x, 0), min(self.x + self.w, width)
-        if x0 >= x1:
-            return None
-        return Region(x0, self.y, x1 - x0, self.h, self.target, self.right)
-
 
 def keys_of(target: Target) -> tuple[str, ...]:
     """The key names a key target stands for (none for a :class:`Pick`)."""

@@ -311,30 +311,53 @@ HELP_WORD_KEYS = {"enter": "enter", "esc": "escape"}
 
 def _help_row(text: str, width: int, caches: RenderCaches) -> Canvas:
     """The help row for ``text`` at ``width`` (callers only copy from it). Each key shown
-    as ``X)word`` (or an ``Enter``/``Esc`` word) is clickable, as that key."""
+    (``X)word``, or an ``Enter``/``Esc`` word) is clickable as that key, over its whole
+    label ("Y)es, log off", "Esc back")."""
     canvas = caches.canvas(width, 1)
     y = 0
     canvas.fill(0, y, canvas.width, 1, " ", HELP_STYLE)
     x = 1
     text = clip_text(clean(text), canvas.width - 2)
+    starts: list[int] = []  # the column of each character
     i = 0
-    key: str | None = None  # the key of the word being drawn, and where it began
-    start = 0
     while i < len(text):
         ch = text[i]
-        at_word = i == 0 or text[i - 1] == " "
         # A letter directly followed by ')' is a key name: "P)lay".
-        is_key = i + 1 < len(text) and text[i + 1] == ")" and at_word
-        if at_word and ch != " ":
-            word = re.split(r"[ /]", text[i:], maxsplit=1)[0].lower()
-            key = ch.lower() if is_key else HELP_WORD_KEYS.get(word)
-            start = x
+        is_key = i + 1 < len(text) and text[i + 1] == ")" and (i == 0 or text[i - 1] == " ")
+        starts.append(x)
         x = canvas.put(x, y, ch, HELP_KEY_STYLE if is_key else HELP_STYLE)
         i += 1
-        if key is not None and (i == len(text) or text[i] == " "):
-            canvas.clickable(start, y, x - start, 1, key)
-            key = None
+    starts.append(x)
+    for key, first, end in _help_keys(text):
+        canvas.clickable(starts[first], y, starts[end] - starts[first], 1, key)
     return canvas
+
+
+def _help_keys(text: str) -> list[tuple[str, int, int]]:
+    """(key, first character, end) of each key label on a key-help line: from its key
+    word to the next key word, a gap of two spaces, a `` · `` or the end."""
+    out: list[tuple[str, int, int]] = []
+    key: str | None = None
+    first = end = 0
+    for m in re.finditer(r"\S+", text):
+        word = m.group()
+        gap = text[end : m.start()]
+        if key is not None and ("  " in gap or word == "·"):
+            out.append((key, first, end))
+            key = None
+        if word == "·":
+            continue
+        name = HELP_WORD_KEYS.get(re.split(r"[/,]", word, maxsplit=1)[0].lower())
+        if len(word) > 1 and word[1] == ")":
+            name = word[0].lower()
+        if name is not None:
+            if key is not None:
+                out.append((key, first, end))
+            key, first = name, m.start()
+        end = m.end()
+    if key is not None:
+        out.append((key, first, end))
+    return out
 
 
 def draw_status(canvas: Canvas, ctx: Context, help_rows: int = 1) -> None:

@@ -101,8 +101,11 @@ class Menu:
         return max((4 + text_width(clean(i.label)) + (2 + len(i.note) if i.note else 0)
                     for i in self.items), default=0)  # fmt: skip
 
-    def render(self, canvas: Canvas, x: int, y: int, width: int | None = None) -> int:
-        """Draw at (x, y), one item per row; returns the rows used."""
+    def render(
+        self, canvas: Canvas, x: int, y: int, width: int | None = None, *, clickable: bool = True
+    ) -> int:
+        """Draw at (x, y), one item per row; returns the rows used. Each enabled line is
+        clickable as its letter (``clickable=False``: a menu shown but not answering now)."""
         width = width or self.width() + 2
         for i, item in enumerate(self.items):
             row = y + i
@@ -122,7 +125,7 @@ class Menu:
                 canvas.put(x + width - 1 - text_width(note), row, note, base)
             if selected:
                 canvas.focus = row  # kept in sight on a small terminal
-            if item.enabled:
+            if item.enabled and clickable:
                 canvas.clickable(x, row, width, 1, item.key.lower())  # a click: its letter
         return len(self.items)
 

@@ -399,7 +399,7 @@ class BeginScreen(Screen):
             return
         title = clean(self.rules.title) if self.rules is not None else ""
         canvas.put(2, 2, f"A new game of {title}", HEADING_STYLE)
-        self.menu.render(canvas, 2, 4, min(canvas.width - 4, 60))
+        self.menu.render(canvas, 2, 4, min(canvas.width - 4, 60), clickable=self.phase == "setup")
         y = 5 + len(self.menu.items)
         if self.phase == "edit":
             canvas.put(2, y, self.edit_prompt, HEADING_STYLE)

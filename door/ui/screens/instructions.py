@@ -37,14 +37,17 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "of a game. door remembers your choice.",
             "  I  These instructions.   R  Rank: the top players of each game, and your place.",
             "  Y  Your settings: character set (CP437 for BBS terminals, UTF-8 for modern "
-            "ones), colour, sound, password, and K)eys: your SSH public keys, to log in "
-            "over SSH without a password.   G  Goodbye (asks Y/N).",
+            "ones), colour, sound, the mouse, password, and K)eys: your SSH public keys, "
+            "to log in over SSH without a password.   G  Goodbye (asks Y/N).",
             "Every menu works with its letter keys, or with the arrow keys and Enter. The "
-            "bottom line of each screen lists its keys. Ctrl-L redraws the screen if it "
-            "gets garbled. The top of the main menu tells you what happened since your "
-            "last visit: invitations, moves made against you, who joined your games, games "
-            "that finished and how, games waiting for you; N shows all of it when it does "
-            "not fit.",
+            "bottom line of each screen lists its keys. Where your terminal reports the "
+            "mouse (xterm, PuTTY, SyncTERM, tmux, the web page), a click does what a key "
+            "does: a menu line, a list row, a key on the bottom line; the wheel scrolls "
+            "lists; on a board, click a checker, then a highlighted point. Ctrl-L redraws "
+            "the screen if it gets garbled. The top of the main menu tells you what "
+            "happened since your last visit: invitations, moves made against you, who "
+            "joined your games, games that finished and how, games waiting for you; N "
+            "shows all of it when it does not fit.",
             "In the game lists, I O A M W F switch between your Invitations, games Open to "
             "join, All in progress, Mine, Waiting on me and Finished; N and P turn the page. "
             "On an invitation, Enter accepts it and D declines it (the game is cancelled). "

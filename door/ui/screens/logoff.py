@@ -34,6 +34,7 @@ class LogOffQuestion(Screen):
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
         self.under.render(canvas, ctx)
+        canvas.forget_clicks()  # the menu under the question is not to be chosen now
         # The question is this frame's status line and its keys are the key help, made the
         # frame's chrome: a terminal smaller than the layout draws the status and the help
         # again at its own size from these (fit_view), and would show the menu's instead.

@@ -65,6 +65,7 @@ class Overlay(Screen):
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
         self.under.draw(canvas, ctx, self.cover, with_arrows(self.key_help_line(), ctx.glyphs))
+        canvas.wheel = None  # the board's wheel (rotate a piece) is not this line's
         self.draw_over(canvas, ctx)
 
     def key_help_line(self) -> str:

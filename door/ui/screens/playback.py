@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from door.ui.bindings import Binding, Keyset, key_name, with_arrows
 from door.ui.canvas import Canvas
+from door.ui.mouse import Pick
 from door.ui.screen import Context, Pop, Push, Replace, Transition, draw_chrome
 from door.ui.screens.overlays import FrameDrawer, ReplayViewer
 from door.ui.terminal import InputEvent, Resize
@@ -126,6 +127,16 @@ class Playback(ReplayViewer):
         if self.live and self.keys.find(self, key_name(event)) is None:
             return await self._hand_back(event, ctx)  # the player's next move
         return await self.keys.dispatch(self, ctx, event)
+
+    async def on_pick(self, pick: Pick, ctx: Context) -> Transition | None:
+        """A click on the board once the pictures are done: the board under takes it."""
+        if not self.done:
+            return None
+        self.pause()
+        transition = await self.under.on_pick(pick, ctx)
+        if isinstance(transition, Push):
+            return Replace(transition.screen)
+        return Pop()
 
     async def _hand_back(self, event: InputEvent, ctx: Context) -> Transition:
         """Close, and let the board under take ``event``."""

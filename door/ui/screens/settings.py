@@ -1,4 +1,5 @@
-"""Your settings: character set, colour, sound, password and SSH keys (all remembered).
+"""Your settings: character set, colour, sound, animation, mouse, password and SSH keys
+(all remembered).
 
 K)eys lists the player's SSH public keys (type, ``SHA256:`` fingerprint, comment) and
 lets them A)dd one by pasting its OpenSSH line (``ssh-ed25519 AAAA… me@laptop``) and
