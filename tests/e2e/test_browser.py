@@ -7,10 +7,11 @@ login screen in its terminal, under the server's own Content-Security-Policy wit
 refused. They sign up by typing, begin a backgammon game against the computer, roll, and
 make their first move BY CLICKING: the checker, then the point it goes to, for each die
 (the pixel to click is worked out from xterm.js's cell size and the board's text, as a
-person aims at what they see). The terminal's text (xterm.js's buffer, read through
-``window.doorTerm``) then says the play was made, and the game's row agrees. When the
-session ends (G)oodbye), the page offers to reconnect, and a click on Reconnect brings a
-new login screen.
+person aims at what they see), and confirm it with a click on the key line's Y)es. The
+terminal's text (xterm.js's buffer, read through ``window.doorTerm``) then shows the play,
+and the game's log has it. A smaller window makes a smaller terminal, and door redraws to
+its new width. When the session ends (G)oodbye), the page offers to reconnect, and a click
+on Reconnect brings a new login screen.
 
 Chromium runs with a fresh profile and no background networking (this machine's network
 is closed; see the flags below). The tests are skipped, saying so, only where chromium or
@@ -433,6 +434,30 @@ def test_a_new_player_signs_up_and_makes_the_first_move_against_the_computer_by_
     )
     # and the game's log has it, as the player's move
     assert moves_of(page.door.db, seat)[:1] == [notation]
+
+
+def test_a_smaller_window_resizes_the_session_and_door_redraws_to_fit(page: Page) -> None:
+    page.open()
+    sign_up(page, "resizer")
+
+    def title_reaches_the_edge() -> bool:
+        # the title row ends with the player's name at the right edge of the terminal
+        cols: int = page.driver.execute_script("return window.doorTerm.cols")
+        title = page.lines()[0].rstrip()
+        return title.endswith("resizer") and cols - 2 <= len(title) <= cols
+
+    page.wait_until(title_reaches_the_edge, "the title across the whole terminal")
+    wide: int = page.driver.execute_script("return window.doorTerm.cols")
+    try:
+        page.driver.set_window_size(WINDOW[0] - 300, WINDOW[1] - 200)
+        page.wait_until(
+            lambda: page.driver.execute_script("return window.doorTerm.cols") < wide,
+            "the terminal to fit the smaller window",
+        )
+        page.wait_until(title_reaches_the_edge, "the title redrawn at the new width")
+        assert "Main Menu" in page.screen()
+    finally:
+        page.driver.set_window_size(*WINDOW)
 
 
 def test_the_page_offers_to_reconnect_when_the_session_ends_and_a_click_reconnects(
