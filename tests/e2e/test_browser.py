@@ -407,7 +407,9 @@ def test_a_new_player_signs_up_and_makes_the_first_move_against_the_computer_by_
         state = wait_state(page.door.db, lambda s: s.turn == seat and s.phase == MOVING,
                            "the roll")  # fmt: skip
     assert state.dice is not None
-    page.wait_for(f"You rolled {max(state.dice)}-{min(state.dice)}.")
+    d1, d2 = state.dice
+    rolled = (f"You rolled {d1}-{d2}.", f"You rolled {d2}-{d1}.")
+    page.wait_until(lambda: any(r in page.screen() for r in rolled), f"the dice {d1}-{d2}")
 
     # A play of plain steps (no bar, no bearing off: it is the opening), clicked step by
     # step: the checker, then the point the die takes it to.
