@@ -456,6 +456,8 @@ class Session:
             return True
         if isinstance(event, Key) and event.name == "ctrl-l":
             self.previous = None  # the person asked for a clean redraw
+            if self.mouse_on:
+                self.terminal.write(MOUSE_ON)  # (a terminal reset meanwhile forgot it)
             return True
         if not self.stack:
             return False

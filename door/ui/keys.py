@@ -22,7 +22,7 @@ import codecs
 import re
 from dataclasses import dataclass
 
-from door.ui.terminal import Encoding, InputEvent, Key, Mouse, MouseButton, Text
+from door.ui.terminal import Encoding, InputEvent, Key, Mouse, MouseAction, MouseButton, Text
 
 ESC = "\x1b"
 
@@ -358,11 +358,11 @@ def _mouse(code: int, x: int, y: int, release: bool) -> Mouse | None:
             return None  # SGR reports a wheel "release" some terminals send: not a turn
     else:
         button = ("left", "middle", "right", "none")[low]
-    action = "release" if release else ("drag" if code & 32 else "press")
+    action: MouseAction = "release" if release else ("drag" if code & 32 else "press")
     if button == "none" and action != "release":
         return None  # motion with no button held (mode 1003): not asked for
     return Mouse(
-        x - 1, y - 1, button, action,  # type: ignore[arg-type]
+        x - 1, y - 1, button, action,
         shift=bool(code & 4), alt=bool(code & 8), ctrl=bool(code & 16),
     )  # fmt: skip
 
@@ -370,7 +370,7 @@ def _mouse(code: int, x: int, y: int, release: bool) -> Mouse | None:
 def _sgr_mouse(params: str, final: str) -> Mouse | None:
     """``CSI < b ; x ; y M`` (``m``: released); ``None`` when it is malformed."""
     parts = params[1:].split(";")
-    if final not in "Mm" or len(parts) != 3 or not all(p.isdigit() for p in parts):
+    if final not in "Mm" or len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts):
         return None
     if any(len(p) > 5 for p in parts):
         return None
@@ -388,8 +388,6 @@ def _x10_mouse(raw: str) -> Mouse | None:
 
 
 def _csi_event(params: str, final: str) -> DecodedEvent | None:
-    if params.startswith("<"):
-        return _sgr_mouse(params, final)
     if final == "c" and params[:1] in ("?", "=", ">"):
         return Report("da", raw=params)
     if final == "R" and ";" in params:

@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pyte
 import pytest
 import telnetlib3
 
@@ -253,6 +254,13 @@ async def test_over_real_telnet_an_xterm_is_asked_and_an_ansi_terminal_is_not(
             writer.write(b"alice\rsecret1\r")
             got = await expect(reader, "Main Menu")
             assert (b"\x1b[?1006h" in got) is asked, term
+            if asked:  # and a click on the wire chooses the menu line, as its key R
+                screen = pyte.Screen(80, 24)
+                pyte.Stream(screen).feed(got.decode("utf-8", "replace"))
+                y = next(i for i, row in enumerate(screen.display) if "Rank the top" in row)
+                writer.write(sgr(0, 10, y) + sgr(0, 10, y, release=True))
+                await expect(reader, "which game")  # the R)ank screen
+                writer.write(b"q")
             writer.write(b"g")
             await asyncio.sleep(0.1)
             writer.write(b"y")
@@ -321,6 +329,17 @@ async def test_on_a_terminal_smaller_than_the_layout_a_click_hits_what_it_shows(
     await clicked.settle()
     await typed.settle()
     assert clicked.display_text() == typed.display_text()
+
+
+async def test_the_wheel_turns_the_pages_of_the_instructions(run: Start, alice: User) -> None:
+    wheeled = term_of(await run(alice, start="instructions"))
+    typed = term_of(await run(alice, start="instructions"))
+    wheeled.wheel(10, 10, down=True)
+    typed.press("pgdn")
+    await wheeled.settle()
+    await typed.settle()
+    assert wheeled.display_text() == typed.display_text()
+    assert "Page 2 of" in wheeled.display_text()
 
 
 async def open_game_by(services: Services, user: User) -> int:

@@ -237,6 +237,7 @@ class InstructionsScreen(KeyedScreen):
     def render(self, canvas: Canvas, ctx: Context) -> None:
         self._layout(ctx)
         draw_chrome(canvas, ctx, self.title, self.key_help)
+        canvas.wheel = ("pgup", "pgdn")  # the wheel turns the pages
         start = self.page * self.per_page
         for i, (line, heading) in enumerate(self.lines[start : start + self.per_page]):
             style = HEADING_STYLE if heading else BODY_STYLE

@@ -465,6 +465,7 @@ class NewsScreen(Screen):
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
         draw_chrome(canvas, ctx, self.title, self.key_help)
+        canvas.wheel = ("up", "down")  # the wheel scrolls the news
         self.width = canvas.width - 4
         rows = self.rows(self.width)
         room = canvas.height - 4
