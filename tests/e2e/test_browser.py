@@ -86,6 +86,8 @@ def door() -> Iterator[Door]:
         "tune_runtime = false\n"
         "[limits]\n"
         "login_delay_s = 0.05\nnegotiation_wait_s = 0.5\nprobe_timeout_s = 0.5\n"
+        # every test signs up a player from 127.0.0.1 against the one server
+        "[accounts]\nsignups_per_address_per_hour = 0\nsignup_attempts_per_address_per_hour = 0\n"
     )
     data = tmp / "data"
     log = tmp / "serve.log"
