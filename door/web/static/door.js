@@ -131,13 +131,16 @@
       }
       const wasOpen = open;
       open = false;
-      const said = reason || (wasOpen ? "the connection closed" : "could not connect");
+      // (the reason is written into the terminal: no control characters from it)
+      const said = (reason || (wasOpen ? "the connection closed" : "could not connect"))
+        .replace(/[\x00-\x1f\x7f-\x9f]/g, "");
       setStatus(said, true);
       // Leave the screen as it was, but stop mouse reports and colours from the session,
       // so that only Enter (or the button) does anything now.
       term.write(
         "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[0m\r\n" +
-          "\x1b[1m" + said + ". Press Enter or click Reconnect to connect again.\x1b[0m"
+          "\x1b[1m" + said.replace(/[.!]+$/, "") + ". Press Enter or click Reconnect to " +
+          "connect again.\x1b[0m"
       );
     });
   }
