@@ -10,8 +10,8 @@ make their first move BY CLICKING: the checker, then the point it goes to, for e
 person aims at what they see), and confirm it with a click on the key line's Y)es. The
 terminal's text (xterm.js's buffer, read through ``window.doorTerm``) then shows the play,
 and the game's log has it. A smaller window makes a smaller terminal, and door redraws to
-its new width. When the session ends (G)oodbye), the page offers to reconnect, and a click
-on Reconnect brings a new login screen.
+its new width. When the session ends (G)oodbye), the page tells the server's reason and
+offers to reconnect, and a click on Reconnect, or Enter, brings a new login screen.
 
 Chromium runs with a fresh profile and no background networking (this machine's network
 is closed; see the flags below). The tests are skipped, saying so, only where chromium or
@@ -86,6 +86,8 @@ def door() -> Iterator[Door]:
         "tune_runtime = false\n"
         "[limits]\n"
         "login_delay_s = 0.05\nnegotiation_wait_s = 0.5\nprobe_timeout_s = 0.5\n"
+        # every test signs up a player from 127.0.0.1 against the one server
+        "[accounts]\nsignups_per_address_per_hour = 0\nsignup_attempts_per_address_per_hour = 0\n"
     )
     data = tmp / "data"
     log = tmp / "serve.log"
@@ -462,13 +464,14 @@ def test_a_smaller_window_resizes_the_session_and_door_redraws_to_fit(page: Page
         page.driver.set_window_size(*WINDOW)
 
 
-def test_the_page_offers_to_reconnect_when_the_session_ends_and_a_click_reconnects(
-    page: Page,
+@pytest.mark.parametrize("how", ["click", "enter"])
+def test_the_page_offers_to_reconnect_when_the_session_ends_and_a_click_or_enter_reconnects(
+    page: Page, how: str
 ) -> None:
     from selenium.webdriver.common.by import By
 
     page.open()
-    sign_up(page, "leaver")
+    sign_up(page, f"leaver-{how}")
     page.type("g")
     page.wait_until(lambda: "Log off?" in page.screen()
                     or page.driver.find_element(By.ID, "reconnect").is_displayed(),
@@ -477,8 +480,12 @@ def test_the_page_offers_to_reconnect_when_the_session_ends_and_a_click_reconnec
         page.type("y")
     button = page.driver.find_element(By.ID, "reconnect")
     page.wait_until(button.is_displayed, "the Reconnect button")
-    page.wait_for("Press Enter or click Reconnect")
-    button.click()
+    shown = page.wait_for("Press Enter or click Reconnect")
+    assert "Goodbye. Press Enter" in shown  # the server's bye, told once
+    if how == "click":
+        button.click()
+    else:
+        page.type("\n")
     page.wait_until(lambda: not button.is_displayed(), "the button to go once connected")
     page.wait_for("Name:")
     assert "Press Enter or click Reconnect" not in page.screen()

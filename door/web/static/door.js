@@ -11,6 +11,30 @@
 (function () {
   const TERM_TYPE = "xterm-256color";
   const ENTER = "\r";
+  // The 16 colours as BBS terminals (SyncTERM, the PC's CGA) show them. xterm.js's own
+  // black is a dark grey (#2e3436), so cells door paints with an explicit black
+  // background (SGR 40) would stand out as grey blocks on the black page.
+  const CGA_THEME = {
+    background: "#000000",
+    foreground: "#aaaaaa",
+    cursor: "#aaaaaa",
+    black: "#000000",
+    red: "#aa0000",
+    green: "#00aa00",
+    yellow: "#aa5500",
+    blue: "#0000aa",
+    magenta: "#aa00aa",
+    cyan: "#00aaaa",
+    white: "#aaaaaa",
+    brightBlack: "#555555",
+    brightRed: "#ff5555",
+    brightGreen: "#55ff55",
+    brightYellow: "#ffff55",
+    brightBlue: "#5555ff",
+    brightMagenta: "#ff55ff",
+    brightCyan: "#55ffff",
+    brightWhite: "#ffffff",
+  };
 
   const nameEl = document.getElementById("name");
   const statusEl = document.getElementById("status");
@@ -23,7 +47,7 @@
     fontFamily: '"DejaVu Sans Mono", "Liberation Mono", ui-monospace, Menlo, Consolas, monospace',
     fontSize: 16,
     scrollback: 0, // door draws full screens; there is nothing to scroll back to
-    theme: { background: "#000000", foreground: "#cccccc" },
+    theme: CGA_THEME,
   });
   const fit = new FitAddon.FitAddon();
   term.loadAddon(fit);
@@ -107,13 +131,16 @@
       }
       const wasOpen = open;
       open = false;
-      const said = reason || (wasOpen ? "the connection closed" : "could not connect");
+      // (the reason is written into the terminal: no control characters from it)
+      const said = (reason || (wasOpen ? "the connection closed" : "could not connect"))
+        .replace(/[\x00-\x1f\x7f-\x9f]/g, "");
       setStatus(said, true);
       // Leave the screen as it was, but stop mouse reports and colours from the session,
       // so that only Enter (or the button) does anything now.
       term.write(
         "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[0m\r\n" +
-          "\x1b[1m" + said + ". Press Enter or click Reconnect to connect again.\x1b[0m"
+          "\x1b[1m" + said.replace(/[.!]+$/, "") + ". Press Enter or click Reconnect to " +
+          "connect again.\x1b[0m"
       );
     });
   }
