@@ -74,9 +74,13 @@ RecordSource = Callable[[int, str], Awaitable[tuple[str, bytes] | None]]
 for an anonymous caller (missing, hidden, wrong format)."""
 
 SECURITY_HEADERS = {
+    # Scripts only from door's own files, never inline. Styles may be inline: xterm.js
+    # writes its colours and cell sizes as <style> elements and has no nonce option, so
+    # without it the terminal loses its colours and font (style cannot run code).
     "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self' ws: wss:; "
-        "frame-ancestors 'none'; object-src 'none'; base-uri 'none'"
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "connect-src 'self' ws: wss:; frame-ancestors 'none'; object-src 'none'; "
+        "base-uri 'none'"
     ),
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",

@@ -374,6 +374,8 @@ def begin_against_the_computer(page: Page) -> None:
     page.type("1")  # the first computer level
     page.wait_for("Opponent: Computer")
     page.type("s")
+    page.wait_for("Dice word")
+    page.type("browser\n")  # this seat's word in the provable dice
     page.wait_for("Backgammon #")
 
 

@@ -386,7 +386,11 @@ async def test_every_http_answer_carries_the_security_headers(
             for name, value in SECURITY_HEADERS.items():
                 assert answer.headers.get(name) == value, (answer.url, name)
             assert answer.headers["Server"] == "door"  # no library versions
-        assert "frame-ancestors 'none'" in SECURITY_HEADERS["Content-Security-Policy"]
+        policy = dict(
+            d.strip().split(" ", 1) for d in SECURITY_HEADERS["Content-Security-Policy"].split(";")
+        )
+        assert policy["frame-ancestors"] == "'none'"
+        assert policy["script-src"] == "'self'"  # no inline script, no other origin
 
 
 async def test_the_page_shows_the_servers_name_from_name_json(
