@@ -175,13 +175,6 @@ class App:
             from door.services import build_services
 
             self.services = await build_services(cfg)
-        services: Any = self.services
-        if getattr(services, "exporter", None) is None and hasattr(services, "games"):
-            from door.services.export import Exporter
-
-            # game records (door export, the SSH export command): on the services, so that
-            # whoever holds them can reach it
-            services.exporter = Exporter(services.games, public_finished=cfg.games.public_finished)
         self.accounts = ThrottledAccounts(
             self.services.accounts, hashing_slots(limits.login_concurrency)
         )

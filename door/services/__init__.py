@@ -18,6 +18,7 @@ from door.services.accounts import Accounts
 from door.services.archive import Archive
 from door.services.bans import BanWatch
 from door.services.clock import Clock, SystemClock
+from door.services.export import Exporter
 from door.services.games import GameCache, GameService
 from door.services.names import NameRules
 from door.services.notify import Hub, LocalHub, PgHub
@@ -58,10 +59,14 @@ class Services:
     """What the sessions say when the database is out of reach (door/services/outage.py)."""
     archive: Archive = field(init=False)
     """Finished games, searched (door/services/archive.py)."""
+    exporter: Exporter = field(init=False)
+    """Games' records: door export, the SSH export command, the web's /games/N.mat
+    (door/services/export)."""
 
     def __post_init__(self) -> None:
         self.outage = DatabaseOutage(self.db.health)
         self.archive = Archive(self.games, public=self.public_finished)
+        self.exporter = Exporter(self.games, public_finished=self.public_finished)
 
     def start_sweeper(self) -> None:
         """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background
