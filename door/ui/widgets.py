@@ -133,12 +133,18 @@ class Menu:
 EditResult = Literal["submit", "cancel", "changed"]
 
 
+UNDECODABLE = "\ufffd"
+"""What the key decoder makes of bytes that are not text in the session's encoding: never
+something typed, so never part of a field."""
+
+
 class LineEditor:
     """One line of typed text (a name, a password, a move in notation).
 
     ``handle`` returns ``"submit"`` on Enter, ``"cancel"`` on Escape, ``"changed"`` when
     the text or cursor moved, ``None`` for events it does not use. Only printable
-    characters are accepted; ``max_len`` caps the length; ``secret`` shows stars.
+    characters are accepted (not controls, nor the stand-in for undecodable bytes);
+    ``max_len`` caps the length; ``secret`` shows stars.
     """
 
     def __init__(
@@ -165,7 +171,7 @@ class LineEditor:
 
     def handle(self, event: InputEvent) -> EditResult | None:
         if isinstance(event, Text):
-            typed = clean(event.text)
+            typed = clean(event.text).replace(UNDECODABLE, "")
             if self.allowed is not None:
                 typed = "".join(ch for ch in typed if self.allowed(ch))
             room = self.max_len - len(self.text)

@@ -29,12 +29,22 @@ from door.app import App
 from door.config import Config, DatabaseConfig, GamesConfig, RloginBbs, RloginConfig
 from door.services import Services, build_services
 from door.services.clock import FakeClock
+from door.ui.screens.main import NEWS_KEY, MainMenu
 from tests.net.conftest import expect, make_config
 from tests.store import dbutil
 
 RLOGIN_SECRET = "s3cret"
 BYSTANDER = "Watcher"
 PASSWORD = "pass-word"
+
+
+def not_menu_keys(junk: bytes) -> bytes:
+    """``junk`` without the main menu's letters (either case, and N: all the news), Enter
+    and ESC: garbage that stays garbage to the main menu whatever items it gains (each
+    control byte is still a key event the menu must handle)."""
+    letters = "".join(item.key for item in MainMenu().menu.items) + NEWS_KEY
+    keys = (letters.lower() + letters.upper() + "\r\n\x1b").encode()
+    return bytes(b for b in junk if b not in keys)
 
 
 @pytest.fixture(scope="session")

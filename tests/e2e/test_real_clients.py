@@ -367,6 +367,8 @@ def test_two_players_on_real_clients_play_resign_a_gammon_and_read_the_news(
     alice.type("bob")
     alice.wait_for("Opponent: Player bob")
     alice.keys("s")
+    alice.wait_for("Dice word (optional, Enter for none):")
+    alice.keys("Enter")  # no word: the server's seed alone decides the dice
     alice.wait_for("waiting for 1 more player")
 
     # bob, on his main menu, is told at once, in the message rows
@@ -374,6 +376,8 @@ def test_two_players_on_real_clients_play_resign_a_gammon_and_read_the_news(
     assert "Backgammon" in bottom(invited)
     bob.keys("v")
     bob.wait_for("Games: Invitations", "alice v bob")
+    bob.keys("Enter")
+    bob.wait_for("Dice word (optional, Enter for none):")  # accepting asks for one too
     bob.keys("Enter")
     bob.wait_for("It has begun")
     alice.wait_for("bob joined")

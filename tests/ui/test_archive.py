@@ -18,6 +18,7 @@ from door.services.bgengine import BgEngine, GameReview, Mistake, PlayerReview, 
 from door.services.bots import BotRunner
 from door.services.clock import FakeClock
 from door.services.games import SeatSpec
+from door.ui.keys import KeyDecoder
 from tests.ui.conftest import Running, StartSession, started_game
 
 SIZES = [(40, 15), (80, 24), (132, 50)]
@@ -160,6 +161,29 @@ async def test_search_by_one_player_lists_only_their_games(
     r.term.type("c")
     await r.term.settle()
     assert listed(r) == [ac, bc, ab]
+
+
+async def test_the_search_line_takes_only_text_from_a_byte_stream_of_garbage(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    c = await carol(services)
+    await resigned_game(services, alice, bob)
+    bc = await resigned_game(services, bob, c)
+    r = await open_archive(start_session, alice)
+    r.term.type("s")
+    await r.term.settle()
+    decoder = KeyDecoder("utf-8")
+    # C0 and C1 controls the editor has no use for, and bytes that are no UTF-8, around
+    # the name's letters: only the name stays
+    garbage = b"\x00c\x85\x9ba\xff\xfe\x02r\xc3o\x0el\x80\x07"
+    for event in [*decoder.feed(garbage), *decoder.flush()]:
+        r.term.send(event)
+    await r.term.settle()
+    assert "Search: carol" in r.term.display_text()
+    assert "\ufffd" not in r.term.display_text()
+    r.term.press("enter")
+    await r.term.settle()
+    assert listed(r) == [bc]
 
 
 async def test_search_by_game_kind(

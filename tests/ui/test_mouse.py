@@ -349,6 +349,14 @@ async def open_game_by(services: Services, user: User) -> int:
     return info.id
 
 
+async def no_dice_word(t: FakeTerminal, game_id: int) -> None:
+    """Answer the dice word a join asks for (Enter: none), once that game's prompt shows:
+    the prompt naming ``game_id`` is what proves the click (or Enter) chose that row."""
+    assert f"Game #{game_id}: Dice word" in t.display_text(), t.display_text()
+    t.press("enter")
+    await t.settle()
+
+
 def row_of(t: FakeTerminal, text: str) -> int:
     at = t.find(text)
     assert at is not None, f"{text!r} is not on the screen:\n" + t.display_text()
@@ -363,6 +371,7 @@ async def test_clicking_a_list_row_opens_that_game(
     t = term_of(await run(alice, start="open"))
     t.click(10, row_of(t, f"#{second} "))
     await t.settle()
+    await no_dice_word(t, second)
     assert (await services.games.get(second, alice.id)).info.status == "active"
     assert (await services.games.get(first, alice.id)).info.status == "open"
 
@@ -382,6 +391,7 @@ async def test_the_wheel_moves_the_list_bar_as_the_arrows_do(
     t.press("enter")
     await t.settle()
     second = next(g for g, y in zip(games, rows, strict=True) if y == at + 1)
+    await no_dice_word(t, second)
     assert (await services.games.get(second, alice.id)).info.status == "active"
     assert (await services.games.get(shown_first, alice.id)).info.status == "open"
 
@@ -572,15 +582,36 @@ async def test_clicks_on_the_board_do_nothing_for_a_spectator(
 # --- spectrangle -----------------------------------------------------------------------------
 
 
+def unturned_placements(state: Any) -> list[Any]:
+    """The placements of ``state``'s turn that need the piece neither turned nor mirrored."""
+    return [
+        m for m, _ in SP_RULES.scored_moves(state)
+        if m.kind == "place" and m.rotation == 0 and not m.mirror
+    ]  # fmt: skip
+
+
 async def open_spectrangle(
-    run: Start, services: Services, alice: User, bob: User
+    run: Start,
+    services: Services,
+    alice: User,
+    bob: User,
+    until: Callable[[Any], bool] | None = None,
+    tries: int = 30,
 ) -> tuple[MouseTerminal, Any, dict[int, User], int]:
+    """A three-player Spectrangle game after its first move, open on the board of the
+    player to move; with ``until``, dealt again until that turn's state satisfies it
+    (the dice deal the hands, so a test needing some position must not rely on one)."""
     users = await players(services, alice, bob)
-    gid = await begin3(services, *users.values())
-    await play_via_service(
-        services, gid, users, SP_RULES.legal_moves(await sp_state_of(services, gid))[0]
-    )
-    state = await sp_state_of(services, gid)
+    for _ in range(tries):
+        gid = await begin3(services, *users.values())
+        await play_via_service(
+            services, gid, users, SP_RULES.legal_moves(await sp_state_of(services, gid))[0]
+        )
+        state = await sp_state_of(services, gid)
+        if until is None or until(state):
+            break
+    else:
+        raise AssertionError(f"no deal in {tries} games gave the position the test needs")
     assert state.turn is not None
     t = term_of(await run(users[state.turn], start=f"game:{gid}"))
     return t, state, users, gid
@@ -625,13 +656,11 @@ async def test_the_wheel_and_a_right_click_rotate_the_piece(
 async def test_clicking_a_field_places_the_chosen_piece_there(
     run: Start, services: Services, alice: User, bob: User
 ) -> None:
-    t, state, users, gid = await open_spectrangle(run, services, alice, bob)
+    t, state, users, gid = await open_spectrangle(
+        run, services, alice, bob, until=lambda s: bool(unturned_placements(s))
+    )
     hand = state.hands[state.turn]
-    moves = [
-        m for m, _ in SP_RULES.scored_moves(state)
-        if m.kind == "place" and m.rotation == 0 and not m.mirror
-    ]  # fmt: skip
-    assert moves, "some piece fits somewhere unturned"
+    moves = unturned_placements(state)
     move = max(moves, key=lambda m: hand.index(m.piece))
     t.click(*hand_cell(t, users[state.turn].name, hand.index(move.piece)))
     await t.settle()

@@ -74,6 +74,13 @@ def test_editor_types_and_submits() -> None:
     assert e.text == "13/7 8/7"
 
 
+def test_editor_takes_no_control_characters_nor_undecodable_bytes() -> None:
+    e = LineEditor()
+    assert e.handle(Text("\x00\x07\x85\x9b\ufffd\ufffd")) is None
+    assert e.handle(Text("b\x01o\ufffdb\u0085")) == "changed"
+    assert e.text == "bob"
+
+
 def test_editor_backspace_and_cursor_keys() -> None:
     e = LineEditor("abc")
     e.handle(Key("left"))
