@@ -54,6 +54,8 @@ GLYPH_CELLS_KEPT = 4096
 """Glyphs a style table keeps the cell of, per style (then it starts afresh)."""
 REGIONS_KEPT = 4096
 """Clickable regions a style table keeps one object of (then it starts afresh)."""
+SPARE_CANVASES_KEPT = 8
+"""Finished frames a style table keeps to be drawn over again (see ``spare_canvas``)."""
 
 _UNKNOWN: Any = object()  # a text not looked at yet (see narrow_cells)
 
@@ -93,6 +95,7 @@ class StyleTable:
         # style are the same few tuples (see narrow_cells)
         self._glyph_cells: dict[int, _GlyphCells] = {}
         self._regions: dict[tuple[int, int, int, int, Target, Target | None], Region] = {}
+        self._spares: list[Canvas] = []
 
     def region(
         self, x: int, y: int, w: int, h: int, target: Target, right: Target | None
@@ -107,6 +110,29 @@ class StyleTable:
                 self._regions.clear()
             found = self._regions[key] = Region(x, y, w, h, target, right)
         return found
+
+    def spare_canvas(self, width: int, height: int) -> Canvas:
+        """A blank ``width`` × ``height`` canvas on this table: a frame some session has
+        finished with (cleared, its old row lists kept: see ``Canvas.clear``), else a
+        new one. Sessions draw a frame and diff it at once, without waiting, so a few
+        spares serve every session of the process: each session keeps only the frame
+        it last showed (a spare a session ~17 KiB at 80×24)."""
+        spares = self._spares
+        for i in range(len(spares) - 1, -1, -1):
+            canvas = spares[i]
+            if canvas.width == width and canvas.height == height:
+                del spares[i]
+                canvas.clear()
+                return canvas
+        return Canvas(width, height, self)
+
+    def give_back(self, canvas: Canvas) -> None:
+        """``canvas`` is no longer shown or read by anyone: ``spare_canvas`` may hand it
+        out again (the caller keeps no reference to it)."""
+        if canvas.styles is self:
+            if len(self._spares) >= SPARE_CANVASES_KEPT:
+                del self._spares[0]  # the one given back longest ago
+            self._spares.append(canvas)
 
     def canonical(self, style: Style) -> Style:
         """The one object of ``style``'s value."""
