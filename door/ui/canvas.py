@@ -259,9 +259,9 @@ class Canvas:
     def clear(self) -> None:
         """Blank every cell again (and hide the cursor), keeping the row lists.
 
-        A session draws each frame into the canvas of the frame before last instead of
-        a new one: hundreds of sessions making 24 new row lists of 80 references a key
-        kept the garbage collector's young generation full of them, and every
+        A session draws each frame into a finished frame (``StyleTable.spare_canvas``)
+        instead of a new one: hundreds of sessions making 24 new row lists of 80
+        references a key kept the garbage collector's young generation full of them, and every
         collection walked them all (pauses of 50-200 ms at 550 players). Reused rows
         grow old and are left alone.
         """
