@@ -86,7 +86,6 @@ class Session:
         self.services = services
         self.stack: list[Screen] = []
         self.previous: Canvas | None = None
-        self._spare: Canvas | None = None
         self.user_sub: Subscription | None = None
         self.game_sub: Subscription | None = None
         self.game_sub_id: int | None = None
@@ -197,12 +196,9 @@ class Session:
             self._show(too_small_view(self.ctx, w, h), None)
             return
         width, height = max(w, LAYOUT_SIZE[0]), max(h, LAYOUT_SIZE[1])
-        canvas = self._spare
-        self._spare = None
-        if canvas is not None and canvas.width == width and canvas.height == height:
-            canvas.clear()  # see Canvas.clear: reused rows spare the garbage collector
-        else:
-            canvas = self.ctx.caches.canvas(width, height)
+        # a finished frame drawn over (see Canvas.clear: reused rows spare the garbage
+        # collector), shared by every session rather than one kept by each
+        canvas = self.ctx.caches.styles.spare_canvas(width, height)
         self.ctx.chrome = None
         if self.stack:
             self.stack[-1].render(canvas, self.ctx)
@@ -215,9 +211,13 @@ class Session:
         out = diff(self.previous, view, self.ctx.caps)
         if out:
             self.terminal.write(out)
-        # The frame the far end showed until now is drawn over next time (a fitted view
-        # leaves the full-size canvas itself free).
-        self._spare = self.previous if view is canvas else canvas
+        # The frame the far end showed until now is drawn over next time, by any session
+        # (as is the full-size canvas a fitted view was cut from).
+        styles = self.ctx.caches.styles
+        if self.previous is not None:
+            styles.give_back(self.previous)
+        if canvas is not None and view is not canvas:
+            styles.give_back(canvas)
         self.previous = view
 
     # --- the stack ----------------------------------------------------------------------

@@ -52,6 +52,10 @@ ALIASES_KEPT = 4096
 
 GLYPH_CELLS_KEPT = 4096
 """Glyphs a style table keeps the cell of, per style (then it starts afresh)."""
+REGIONS_KEPT = 4096
+"""Clickable regions a style table keeps one object of (then it starts afresh)."""
+SPARE_CANVASES_KEPT = 8
+"""Finished frames a style table keeps to be drawn over again (see ``spare_canvas``)."""
 
 _UNKNOWN: Any = object()  # a text not looked at yet (see narrow_cells)
 
@@ -90,6 +94,45 @@ class StyleTable:
         # canonical style's id → its cell of each glyph: the cells of every text in that
         # style are the same few tuples (see narrow_cells)
         self._glyph_cells: dict[int, _GlyphCells] = {}
+        self._regions: dict[tuple[int, int, int, int, Target, Target | None], Region] = {}
+        self._spares: list[Canvas] = []
+
+    def region(
+        self, x: int, y: int, w: int, h: int, target: Target, right: Target | None
+    ) -> Region:
+        """The one :class:`Region` of this value: a layout draws the same regions on
+        every frame and into every cached board, and one object each (rather than a
+        new one a drawing) took ~15 KiB a session at 500 sessions."""
+        key = (x, y, w, h, target, right)
+        found = self._regions.get(key)
+        if found is None:
+            if len(self._regions) >= REGIONS_KEPT:
+                self._regions.clear()
+            found = self._regions[key] = Region(x, y, w, h, target, right)
+        return found
+
+    def spare_canvas(self, width: int, height: int) -> Canvas:
+        """A blank ``width`` × ``height`` canvas on this table: a frame some session has
+        finished with (cleared, its old row lists kept: see ``Canvas.clear``), else a
+        new one. Sessions draw a frame and diff it at once, without waiting, so a few
+        spares serve every session of the process: each session keeps only the frame
+        it last showed (a spare a session ~17 KiB at 80×24)."""
+        spares = self._spares
+        for i in range(len(spares) - 1, -1, -1):
+            canvas = spares[i]
+            if canvas.width == width and canvas.height == height:
+                del spares[i]
+                canvas.clear()
+                return canvas
+        return Canvas(width, height, self)
+
+    def give_back(self, canvas: Canvas) -> None:
+        """``canvas`` is no longer shown or read by anyone: ``spare_canvas`` may hand it
+        out again (the caller keeps no reference to it)."""
+        if canvas.styles is self:
+            if len(self._spares) >= SPARE_CANVASES_KEPT:
+                del self._spares[0]  # the one given back longest ago
+            self._spares.append(canvas)
 
     def canonical(self, style: Style) -> Style:
         """The one object of ``style``'s value."""
@@ -216,9 +259,9 @@ class Canvas:
     def clear(self) -> None:
         """Blank every cell again (and hide the cursor), keeping the row lists.
 
-        A session draws each frame into the canvas of the frame before last instead of
-        a new one: hundreds of sessions making 24 new row lists of 80 references a key
-        kept the garbage collector's young generation full of them, and every
+        A session draws each frame into a finished frame (``StyleTable.spare_canvas``)
+        instead of a new one: hundreds of sessions making 24 new row lists of 80
+        references a key kept the garbage collector's young generation full of them, and every
         collection walked them all (pauses of 50-200 ms at 550 players). Reused rows
         grow old and are left alone.
         """
@@ -351,7 +394,7 @@ class Canvas:
         x0, x1 = max(x, 0), min(x + w, self.width)
         y0, y1 = max(y, 0), min(y + h, self.height)
         if x0 < x1 and y0 < y1:
-            self.regions.append(Region(x0, y0, x1 - x0, y1 - y0, target, right))
+            self.regions.append(self.styles.region(x0, y0, x1 - x0, y1 - y0, target, right))
 
     def forget_clicks(self) -> None:
         """Nothing drawn so far is clickable (a question drawn over a screen: only its
@@ -373,16 +416,17 @@ class Canvas:
             self.regions = [r for r in self.regions if not (top <= r.y and r.y + r.h <= bottom)]
         width = self.width
         append = self.regions.append
+        region = self.styles.region
         for r in other.regions:
             ry = r.y + dy
             if dx == 0 and top <= ry and ry + r.h <= bottom and r.x + r.w <= width:
                 # the usual case (a cached drawing copied whole): the region as it is
-                append(r if dy == 0 else Region(r.x, ry, r.w, r.h, r.target, r.right))
+                append(r if dy == 0 else region(r.x, ry, r.w, r.h, r.target, r.right))
                 continue
             x0, x1 = max(r.x + dx, 0), min(r.x + dx + r.w, width)
             y0, y1 = max(r.y + dy, top), min(r.y + dy + r.h, bottom)
             if x0 < x1 and y0 < y1:
-                append(Region(x0, y0, x1 - x0, y1 - y0, r.target, r.right))
+                append(region(x0, y0, x1 - x0, y1 - y0, r.target, r.right))
 
     def blit(self, other: Canvas, x: int = 0, y: int = 0) -> None:
         """Copy ``other`` onto this canvas with its top-left at (``x``, ``y``), clipped

@@ -22,7 +22,7 @@ MOUSE_OFF = "\x1b[?1006l\x1b[?1002l\x1b[?1000l"
 """Stop reporting (the reverse order of :data:`MOUSE_ON`)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pick:
     """A click on something no single key names: ``kind`` says what (``"spot"``: a
     backgammon point, ``"field"``: a Spectrangle field, ``"piece"``: a piece in the hand),
@@ -37,10 +37,15 @@ Target = str | tuple[str, ...] | Pick
 :class:`Pick`."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Region:
     """Cells ``x`` .. ``x + w - 1`` of rows ``y`` .. ``y + h - 1`` (0-based), and what a
-    left click (``target``) and a right click (``right``, if anything) there do."""
+    left click (``target``) and a right click (``right``, if anything) there do.
+
+    Slotted (no ``__dict__``), and made once per value by the shared style table
+    (``StyleTable.region``): every cached drawing and every frame copied from one holds
+    the same few objects (a backgammon board's 26 regions are the same for every
+    position)."""
 
     x: int
     y: int
