@@ -32,8 +32,9 @@ from door.net.login import LoginAborted, login_dialogue, printable, register_dia
 from door.runtime import raise_open_files, tune_runtime
 from door.ui.terminal import Terminal
 
-if TYPE_CHECKING:  # (asyncssh is imported when SSH starts, not with the app)
+if TYPE_CHECKING:  # (asyncssh and aiohttp are imported when they start, not with the app)
     from door.net.ssh import ExecRequest, ExecResult
+    from door.net.web import WebServer
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +138,7 @@ class App:
         self.accounts: Any = None  # the accounts service, hashing throttled (after start)
         self.sessions: set[BaseTerminal] = set()
         self.ports: dict[str, int] = {}
-        self.web: Any = None  # the web listener (door.net.web.WebServer), if started
+        self.web: WebServer | None = None  # the web listener, if started
         self._servers: list[Any] = []
         self._stopping = asyncio.Event()
         self._runner: SessionRunner = runner or session_runner()
@@ -331,7 +332,8 @@ class App:
         from door.net.ssh import ExecResult
         from door.services.remote import RemoteCommands
 
-        services: Any = self.services
+        services = self.services
+        assert services is not None
         commands = RemoteCommands(services.accounts, services.games, services.exporter)
         reply = await commands.run(request.user_id, request.command)
         return ExecResult(reply.stdout, reply.stderr or None, reply.status)
