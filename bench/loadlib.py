@@ -1015,3 +1015,39 @@ async def loop_lag(samples: list[float], stop: asyncio.Event, every: float = 0.1
         t = time.perf_counter()
         await asyncio.sleep(every)
         samples.append((time.perf_counter() - t - every) * 1000)
+
+
+@dataclass
+class Ramp:
+    """The players' log-in ramp: each one's task (log in, then play until ``stop``), the
+    ramp's start and end (monotonic seconds), the server's CPU seconds spent on it and how
+    many logged in."""
+
+    tasks: list[asyncio.Task[None]]
+    t0: float
+    t1: float
+    server_cpu_s: float
+    logged_in: int
+
+
+async def ramp_up(
+    players: list[Player], rate: float, stop: asyncio.Event, server: Server
+) -> Ramp:
+    """Start ``players`` at ``rate`` a second, each playing once logged in until ``stop``;
+    returns when every one has logged in or failed."""
+
+    async def live(p: Player) -> None:
+        await p.login()
+        if p.stats.error is None:
+            await p.play(stop)
+
+    tasks: list[asyncio.Task[None]] = []
+    t0 = time.monotonic()
+    cpu0 = server.cpu_seconds()
+    for p in players:
+        tasks.append(asyncio.create_task(live(p)))
+        await asyncio.sleep(1.0 / rate)
+    while any(p.stats.login_ms is None and p.stats.error is None for p in players):
+        await asyncio.sleep(0.1)
+    logged_in = sum(1 for p in players if p.stats.login_ms is not None)
+    return Ramp(tasks, t0, time.monotonic(), server.cpu_seconds() - cpu0, logged_in)

@@ -63,6 +63,7 @@ from loadlib import (
     loop_lag,
     pct,
     prepare,
+    ramp_up,
     write_config,
 )
 
@@ -217,24 +218,10 @@ async def measure(
     lag_task = asyncio.create_task(loop_lag(lag, stop))
     me = os.getpid()
     load_before = os.getloadavg()[0]
-    tasks: list[asyncio.Task[None]] = []
-
-    async def live(p: Player) -> None:
-        await p.login()
-        if p.stats.error is None:
-            await p.play(stop)
-
     try:
-        ramp_t0 = time.monotonic()
-        cpu_ramp0 = server.cpu_seconds()
-        for p in players:
-            tasks.append(asyncio.create_task(live(p)))
-            await asyncio.sleep(1.0 / args.rate)
-        while any(p.stats.login_ms is None and p.stats.error is None for p in players):
-            await asyncio.sleep(0.1)
-        ramp_t1 = time.monotonic()
-        ramp_cpu = server.cpu_seconds() - cpu_ramp0
-        logged_in = sum(1 for p in players if p.stats.login_ms is not None)
+        ramp = await ramp_up(players, args.rate, stop, server)
+        tasks, ramp_t0, ramp_t1 = ramp.tasks, ramp.t0, ramp.t1
+        ramp_cpu, logged_in = ramp.server_cpu_s, ramp.logged_in
         print(f"ramp: {logged_in}/{n} signed in over {ramp_t1 - ramp_t0:.1f}s", flush=True)
         rss_ramp = server.rss_kib()
 
