@@ -63,6 +63,19 @@ class ServerConfig:
     web_tls_key: str = ""
     web_origins: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        # Each listener binds with SO_REUSEPORT (the workers share them), so two of them
+        # given one port would both bind it and split its callers between two protocols.
+        taken: dict[int, str] = {}
+        for name in ("telnet_port", "ssh_port", "rlogin_port", "web_port"):
+            port = getattr(self, name)
+            if port and port in taken:
+                raise ConfigError(
+                    f"{taken[port]} and {name} are both {port}: each listener needs a "
+                    "port of its own"
+                )
+            taken.setdefault(port, name)
+
 
 @dataclass(frozen=True)
 class DatabaseConfig:
