@@ -245,6 +245,9 @@ class GameRow(Base):
     bank_s: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
     weekends_off: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     turn_started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # when the move's own time runs out and the mover's bank begins to run (``deadline``
+    # is when the bank is spent too: the timeout)
+    move_deadline: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class SeatRow(Base):

@@ -109,7 +109,7 @@ def _game(v: Sequence[Any]) -> GameRecord:
         v[0], v[1], dict(v[2] or {}), v[3], v[4], v[5], v[6], v[7], v[8], bool(v[9]),
         v[10], v[11], v[12], v[13], v[14] or "", None if v[15] is None else dict(v[15]), v[16],
         None if v[17] is None else bytes(v[17]), int(v[18] or 0), int(v[19] or 0),
-        bool(v[20]), v[21],
+        bool(v[20]), v[21], v[22],
     )  # fmt: skip
 
 
@@ -118,7 +118,7 @@ def seat_record(v: Sequence[Any]) -> SeatRecord:
     return SeatRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[9], v[7] or "", int(v[8] or 0))
 
 
-GAME_COLUMNS = 22  # the games table's columns, which lead each row of game_with_seats
+GAME_COLUMNS = 23  # the games table's columns, which lead each row of game_with_seats
 
 
 def game_and_seat(v: Sequence[Any]) -> tuple[GameRecord, SeatRecord | None]:
@@ -404,7 +404,7 @@ class Queries:
             "save_game",
             _update(games, "status", "snapshot", "to_act", "deadline", "updated_at",
                     "finished_at", "summary", "outcome", "last_seq", "chance_count",
-                    "turn_started_at")
+                    "turn_started_at", "move_deadline")
             .values(version=p("new_version"))
             .where(
                 and_(
@@ -879,7 +879,7 @@ class Queries:
             "set_deadline",
             update(games)
             .where(and_(games.c.id == p("w_id"), games.c.version == p("w_version")))
-            .values(deadline=p("deadline")),
+            .values(deadline=p("deadline"), move_deadline=p("move_deadline")),
         )
 
     def _claims(self) -> None:

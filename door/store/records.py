@@ -119,6 +119,8 @@ class GameRecord:
     """Whether the clock stops on Saturday and Sunday in the mover's zone."""
     turn_started_at: datetime | None = None
     """When the current turn began (None: not running, or from before the clock)."""
+    move_deadline: datetime | None = None
+    """When the move's own time runs out and the mover's bank begins to run."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -314,6 +314,7 @@ class Repository:
             "last_seq": game.last_seq,
             "chance_count": game.chance_count,
             "turn_started_at": game.turn_started_at,
+            "move_deadline": game.move_deadline,
         }
 
     def save_game_seen(
@@ -607,9 +608,14 @@ class Repository:
         """The running games whose turn is ``user_id``'s."""
         return self._run.rows(self._q.games_to_act, {"user_id": user_id})
 
-    def set_deadline(self, game_id: int, version: int, deadline: datetime) -> bool:
-        """Move the deadline of the game at ``version`` (False: it moved on meanwhile)."""
-        params = {"w_id": game_id, "w_version": version, "deadline": deadline}
+    def set_deadline(
+        self, game_id: int, version: int, deadline: datetime, move_deadline: datetime
+    ) -> bool:
+        """Move the deadlines of the game at ``version`` (False: it moved on meanwhile)."""
+        params = {
+            "w_id": game_id, "w_version": version, "deadline": deadline,
+            "move_deadline": move_deadline,
+        }  # fmt: skip
         return self._run.execute(self._q.set_deadline, params) == 1
 
     def claim_overdue_game(self, now: datetime, skip: Sequence[int] = ()) -> OverdueGame | None:
@@ -722,4 +728,5 @@ def _game_values(game: GameRecord) -> dict[str, object]:
         "bank_s": game.bank_s,
         "weekends_off": game.weekends_off,
         "turn_started_at": game.turn_started_at,
+        "move_deadline": game.move_deadline,
     }

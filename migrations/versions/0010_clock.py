@@ -13,7 +13,8 @@ that keeps every existing game exactly as it was (no bank, weekends on).
 - ``games.bank_s``: each seat's bank to begin with, seconds (0: none);
   ``games.weekends_off``; ``games.turn_started_at``: when the current turn began (the
   deadline is worked out again from it when the mover's vacation or zone changes;
-  filled for running games from their deadline less their time per move).
+  filled for running games from their deadline less their time per move);
+  ``games.move_deadline``: when the move's own time runs out and the bank begins.
 - ``seats.bank_s``: the seat's bank left, seconds.
 - ``users.time_zone``: the player's IANA zone, NULL for the server's.
 - ``vacations``: (user, starts_at, ends_at), indexed by (user_id, ends_at): the clock
@@ -54,6 +55,9 @@ def upgrade() -> None:
         "games", sa.Column("turn_started_at", sa.DateTime(timezone=True), nullable=True)
     )
     op.add_column(
+        "games", sa.Column("move_deadline", sa.DateTime(timezone=True), nullable=True)
+    )
+    op.add_column(
         "seats", sa.Column("bank_s", sa.Integer(), server_default=sa.text("0"), nullable=False)
     )
     op.create_table(
@@ -69,7 +73,8 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_vacations")),
     )  # fmt: skip
     op.create_index("ix_vacations_user_id_ends_at", "vacations", ["user_id", "ends_at"])
-    # a running game's turn began one time-per-move before its deadline (read and written
+    # a running game's turn began one time-per-move before its deadline, which is its
+    # move deadline too (no bank) (read and written
     # through the model's column type, which stores times as each backend does) one time-per-move before its deadline
     games = sa.table(
         "games",
@@ -77,6 +82,7 @@ def upgrade() -> None:
         sa.column("deadline", UTCDateTime()),
         sa.column("deadline_hours", sa.Integer()),
         sa.column("turn_started_at", UTCDateTime()),
+        sa.column("move_deadline", UTCDateTime()),
         sa.column("id", sa.Integer()),
     )
     bind = op.get_bind()
@@ -89,7 +95,7 @@ def upgrade() -> None:
         bind.execute(
             games.update()
             .where(games.c.id == game_id)
-            .values(turn_started_at=deadline - timedelta(hours=hours))
+            .values(turn_started_at=deadline - timedelta(hours=hours), move_deadline=deadline)
         )
 
 
@@ -97,6 +103,7 @@ def downgrade() -> None:
     op.drop_index("ix_vacations_user_id_ends_at", table_name="vacations")
     op.drop_table("vacations")
     op.drop_column("seats", "bank_s")
+    op.drop_column("games", "move_deadline")
     op.drop_column("games", "turn_started_at")
     op.drop_column("games", "weekends_off")
     op.drop_column("games", "bank_s")
