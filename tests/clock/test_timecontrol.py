@@ -92,8 +92,10 @@ def test_the_bank_never_grows_with_a_later_move(
 ) -> None:  # fmt: skip
     spans = data.draw(vacations(start))
     early, late = sorted((a, b))
-    first = tc.bank_after(start, start + timedelta(seconds=early), move_s, bank_s, tz, weekends, spans)
-    second = tc.bank_after(start, start + timedelta(seconds=late), move_s, bank_s, tz, weekends, spans)
+    first, second = (
+        tc.bank_after(start, start + timedelta(seconds=t), move_s, bank_s, tz, weekends, spans)
+        for t in (early, late)
+    )
     assert 0 <= second <= first <= bank_s
 
 

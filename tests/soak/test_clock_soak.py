@@ -182,10 +182,8 @@ class ClockSoak:
                 self.rng.choice(MOVES), self.rng.choice(BANKS), self.rng.random() < 0.5
             )
             self.at(self.slot(self.clock.now(), index))
-            info = await self.s.begin(
-                a, "nim", {"heap": 100}, [SeatSpec("me"), SeatSpec("user", f"Clock{ids.index(b):02d}")],
-                clock=opts,
-            )  # fmt: skip
+            seats = [SeatSpec("me"), SeatSpec("user", f"Clock{ids.index(b):02d}")]
+            info = await self.s.begin(a, "nim", {"heap": 100}, seats, clock=opts)
             info = await self.s.join(info.id, b)
             g = Game(index, info.id, [s.user_id or 0 for s in info.seats], opts.move_s,
                      opts.bank_s, opts.weekends_off, banks=[opts.bank_s] * 2,
