@@ -95,7 +95,7 @@ class PlayerClocks:
             raise VacationError("a vacation is at least one day")
         now = self.clock.now()
         begin = now if starts_at is None else starts_at.astimezone(UTC)
-        if begin < now - timedelta(minutes=1):
+        if begin < now - DAY:  # a date of today means from now
             raise VacationError("a vacation cannot start in the past")
         if begin > now + MAX_AHEAD:
             raise VacationError("a vacation can be planned at most a year ahead")
