@@ -138,3 +138,14 @@ def test_the_web_hello_carries_the_browsers_zone() -> None:
         first=True,
     )
     assert getattr(bad, "time_zone", "x") is None
+
+
+async def test_opponents_see_a_player_on_vacation_until_when(
+    start_session: StartSession, services: Services, clock: FakeClock, alice: User, bob: User
+) -> None:
+    seats = [SeatSpec("me"), SeatSpec("user", bob.name)]
+    info = await services.games.begin(alice.id, "backgammon", {}, seats)
+    info = await services.games.join(info.id, bob.id)
+    await services.clocks.start(bob.id, 10)  # from 1 Jan 12:00 UTC
+    r = await start_session(alice, start=f"game:{info.id}")
+    assert "Bob is on vacation until 11 Jan." in r.term.display_text()
