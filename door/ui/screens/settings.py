@@ -255,11 +255,12 @@ class SettingsScreen(Screen):
                     ctx.set_user(replace(ctx.user, time_zone=chosen))
                     ctx.status(f"Times are shown in {chosen or 'the server' + chr(39) + 's zone'}.")
                 else:
-                    days, start = parse_vacation(text, timecontrol.zone(
-                        ctx.user.time_zone, ctx.services.clocks.default_zone))
+                    mine = timecontrol.zone(ctx.user.time_zone, ctx.services.clocks.default_zone)
+                    days, start = parse_vacation(text, mine)
                     v = await ctx.services.clocks.start(ctx.user.id, days, start)
+                    since = v.starts_at.astimezone(mine).strftime("%d %b %H:%M")
                     ctx.status(f"Vacation of {days} day{'s' if days != 1 else ''} from "
-                               f"{v.starts_at.strftime('%d %b %H:%M')} UTC: your clocks stop.")
+                               f"{since}: your clocks stop.")
             except Refusal as exc:
                 ctx.status(str(exc))
                 return None
