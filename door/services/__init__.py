@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from door.services import timecontrol as tc
 from door.services.accounts import Accounts
 from door.services.archive import Archive
 from door.services.bans import BanWatch
@@ -25,6 +26,7 @@ from door.services.notify import Hub, LocalHub, PgHub
 from door.services.outage import DatabaseOutage
 from door.services.ratings import Ratings
 from door.services.signups import SIGNUP_MODES, SignupPolicy
+from door.services.vacations import PlayerClocks
 from door.store.db import Database, DatabaseFailure
 from door.store.files import database_files, tighten, wide_modes
 from door.store.retry import Backoff
@@ -59,6 +61,10 @@ class Services:
     """What the sessions say when the database is out of reach (door/services/outage.py)."""
     archive: Archive = field(init=False)
     """Finished games, searched (door/services/archive.py)."""
+    vacation_days_per_year: int = 14
+    """``[games] vacation_days_per_year``."""
+    clocks: PlayerClocks = field(init=False)
+    """Players' time zones and vacations (door/services/vacations.py)."""
     exporter: Exporter = field(init=False)
     """Games' records: door export, the SSH export command, the web's /games/N.mat
     (door/services/export)."""
@@ -66,6 +72,7 @@ class Services:
     def __post_init__(self) -> None:
         self.outage = DatabaseOutage(self.db.health)
         self.archive = Archive(self.games, public=self.public_finished)
+        self.clocks = PlayerClocks(self.games.core, self.clock, self.vacation_days_per_year)
         self.exporter = Exporter(self.games, public_finished=self.public_finished)
 
     def start_sweeper(self) -> None:
@@ -206,6 +213,11 @@ async def build_services(
         sweep_interval_s=config.games.sweep_interval_s,
         bans=bans,
         public_finished=config.games.public_finished,
+        vacation_days_per_year=config.games.vacation_days_per_year,
+    )
+    # players without a zone of their own see the sysop's, else the server's
+    services.games.core.default_zone = tc.known_zone(config.games.time_zone) or (
+        tc.server_zone_name()
     )
     # a ban made in this process ends the sessions at once (others: see BanWatch)
     services.accounts.on_banned = bans.banned

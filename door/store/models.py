@@ -156,6 +156,8 @@ class UserRow(Base):
     skeleton_cased: Mapped[str | None] = mapped_column(String(200))
     # signed up while sign-ups needed the sysop's approval, and not yet approved
     is_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # the player's IANA time zone (migration 0010); NULL: the server's
+    time_zone: Mapped[str | None] = mapped_column(String(64))
 
 
 class SshKeyRow(Base):
@@ -237,6 +239,15 @@ class GameRow(Base):
     # events the game has logged (the k of the next one)
     dice_seed: Mapped[bytes | None] = mapped_column(LargeBinary)
     chance_count: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+    # the clock (migration 0010, door/services/timecontrol.py): each seat's bank to begin
+    # with, whether weekends are off, and when the current turn began (the deadline is
+    # worked out from it again when the mover's vacation or time zone changes)
+    bank_s: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+    weekends_off: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    turn_started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # when the move's own time runs out and the mover's bank begins to run (``deadline``
+    # is when the bank is spent too: the timeout)
+    move_deadline: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class SeatRow(Base):
@@ -254,6 +265,21 @@ class SeatRow(Base):
     last_seen_seq: Mapped[int] = mapped_column(Integer, default=0)
     # the seat's dice word, mixed into every roll (fairdice): '' when none was given
     dice_word: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    # the seat's time bank left, in seconds (migration 0010)
+    bank_s: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+
+
+class VacationRow(Base):
+    """A player's vacation: every clock of theirs stands still from ``starts_at`` to
+    ``ends_at`` (migration 0010)."""
+
+    __tablename__ = "vacations"
+    __table_args__ = (Index("ix_vacations_user_id_ends_at", "user_id", "ends_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    starts_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    ends_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 class GameEventRow(Base):

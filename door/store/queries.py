@@ -59,6 +59,7 @@ from door.store.models import (
     SshKeyRow,
     UserRow,
     UTCDateTime,
+    VacationRow,
 )
 from door.store.records import (
     EventRecord,
@@ -73,6 +74,7 @@ from door.store.records import (
     SeatRecord,
     SignupCounts,
     UserRecord,
+    VacationRecord,
 )
 from door.store.runner import Query
 
@@ -94,7 +96,7 @@ def _table(model: Any) -> Table:
 def _user(v: Sequence[Any]) -> UserRecord:
     return UserRecord(
         v[0], v[1], v[2], v[3], bool(v[4]), bool(v[5]), bool(v[6]), dict(v[7] or {}), v[8], v[9],
-        v[10], v[11], bool(v[12]),
+        v[10], v[11], bool(v[12]), v[13],
     )  # fmt: skip
 
 
@@ -106,16 +108,17 @@ def _game(v: Sequence[Any]) -> GameRecord:
     return GameRecord(
         v[0], v[1], dict(v[2] or {}), v[3], v[4], v[5], v[6], v[7], v[8], bool(v[9]),
         v[10], v[11], v[12], v[13], v[14] or "", None if v[15] is None else dict(v[15]), v[16],
-        None if v[17] is None else bytes(v[17]), int(v[18] or 0),
+        None if v[17] is None else bytes(v[17]), int(v[18] or 0), int(v[19] or 0),
+        bool(v[20]), v[21], v[22],
     )  # fmt: skip
 
 
 def seat_record(v: Sequence[Any]) -> SeatRecord:
     # the seats table's columns, then the user's name
-    return SeatRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[8], v[7] or "")
+    return SeatRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[9], v[7] or "", int(v[8] or 0))
 
 
-GAME_COLUMNS = 19  # the games table's columns, which lead each row of game_with_seats
+GAME_COLUMNS = 23  # the games table's columns, which lead each row of game_with_seats
 
 
 def game_and_seat(v: Sequence[Any]) -> tuple[GameRecord, SeatRecord | None]:
@@ -195,6 +198,10 @@ def _signup_counts(v: Sequence[Any]) -> SignupCounts:
     return SignupCounts(int(v[0]), int(v[1] or 0))
 
 
+def _vacation(v: Sequence[Any]) -> VacationRecord:
+    return VacationRecord(v[0], v[1], v[2], v[3])
+
+
 def _overdue(v: Sequence[Any]) -> OverdueGame:
     return OverdueGame(int(v[0]), int(v[1]))
 
@@ -218,6 +225,7 @@ class Queries:
         self._log_and_lists()
         self._ratings()
         self._claims()
+        self._clock()
         self.archive = ArchiveQueries(self.games, self.seats)
 
     def _users_and_keys(self) -> None:
@@ -263,7 +271,8 @@ class Queries:
         self.update_user = _write(
             "update_user",
             _update(users, "name", "password_hash", "is_sysop", "is_banned", "is_bot",
-                    "settings", "last_login_at", "is_pending").where(users.c.id == p("w_id")),
+                    "settings", "last_login_at", "is_pending", "time_zone")
+            .where(users.c.id == p("w_id")),
         )  # fmt: skip
         either = (users.c.skeleton, users.c.skeleton_cased)
         self.user_by_looks = Query(
@@ -394,7 +403,8 @@ class Queries:
         self.save_game = _write(
             "save_game",
             _update(games, "status", "snapshot", "to_act", "deadline", "updated_at",
-                    "finished_at", "summary", "outcome", "last_seq", "chance_count")
+                    "finished_at", "summary", "outcome", "last_seq", "chance_count",
+                    "turn_started_at", "move_deadline")
             .values(version=p("new_version"))
             .where(
                 and_(
@@ -457,11 +467,11 @@ class Queries:
         self.insert_seats = _write(
             "insert_seats",
             _insert(seats, "game_id", "seat", "kind", "user_id", "bot_level", "timeouts",
-                    "last_seen_seq", "dice_word"),
+                    "last_seen_seq", "dice_word", "bank_s"),
         )  # fmt: skip
         self.update_seat = _write(
             "update_seat",
-            _update(seats, "kind", "user_id", "bot_level", "timeouts", "dice_word").where(
+            _update(seats, "kind", "user_id", "bot_level", "timeouts", "dice_word", "bank_s").where(
                 and_(seats.c.game_id == p("w_game_id"), seats.c.seat == p("w_seat"))
             ),
         )
@@ -786,6 +796,91 @@ class Queries:
             _game,
         )
         return count, page
+
+    def _clock(self) -> None:
+        """Vacations and what a player's clock depends on (door/services/timecontrol.py)."""
+        users, games, seats = self.users, self.games, self.seats
+        vacations = self.vacations = _table(VacationRow)
+        p = bindparam
+        # each player's zone and every vacation of theirs that ends after ``since``: one
+        # statement for both players of a move (a player without any gives one row of NULLs)
+        self.player_clocks = Query(
+            "player_clocks",
+            select(users.c.id, users.c.time_zone, vacations.c.starts_at, vacations.c.ends_at)
+            .select_from(
+                users.outerjoin(
+                    vacations,
+                    and_(vacations.c.user_id == users.c.id, vacations.c.ends_at > p("since")),
+                )
+            )
+            .where(users.c.id.in_(p("ids", expanding=True)))
+            .order_by(users.c.id, vacations.c.starts_at),
+            _row,
+        )
+        self.users_on_vacation = Query(
+            "users_on_vacation",
+            select(vacations.c.user_id)
+            .where(
+                and_(
+                    vacations.c.user_id.in_(p("ids", expanding=True)),
+                    vacations.c.ends_at > p("at"),
+                    vacations.c.starts_at <= p("at"),
+                )
+            )
+            .distinct(),
+            _one_int,
+        )
+        self.vacations_of = Query(
+            "vacations_of",
+            select(vacations)
+            .where(and_(vacations.c.user_id == p("user_id"), vacations.c.ends_at > p("since")))
+            .order_by(vacations.c.starts_at),
+            _vacation,
+        )
+        self.insert_vacation = Query(
+            "insert_vacation",
+            _insert(vacations, "user_id", "starts_at", "ends_at").returning(vacations.c.id),
+            _one_int,
+        )
+        self.end_vacation = _write(
+            "end_vacation",
+            update(vacations)
+            .where(and_(vacations.c.id == p("w_id"), vacations.c.user_id == p("w_user_id")))
+            .values(ends_at=p("ends_at")),
+        )
+        self.delete_vacation = _write(
+            "delete_vacation",
+            delete(vacations).where(
+                and_(vacations.c.id == p("w_id"), vacations.c.user_id == p("w_user_id"))
+            ),
+        )
+        # the running games whose turn is ``user_id``'s (their deadline follows the
+        # player's vacations and zone)
+        self.games_to_act = Query(
+            "games_to_act",
+            select(games)
+            .join(
+                seats,
+                and_(seats.c.game_id == games.c.id, seats.c.seat == games.c.to_act),
+            )
+            .where(
+                and_(
+                    seats.c.user_id == p("user_id"),
+                    seats.c.kind.in_(("user", "bot")),
+                    games.c.status == "active",
+                )
+            )
+            .order_by(games.c.id),
+            _game,
+        )
+        # a new deadline for the turn as it stands (no new version: nothing of the game
+        # changed but when its clock runs out; a move since then wins)
+        self.set_deadline = _write(
+            "set_deadline",
+            update(games)
+            .where(and_(games.c.id == p("w_id"), games.c.version == p("w_version")))
+            .values(deadline=p("deadline"), move_deadline=p("move_deadline")),
+        )
 
     def _claims(self) -> None:
         """Claims on work one process must do at a time (see the section's comment)."""

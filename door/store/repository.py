@@ -35,6 +35,7 @@ from door.store.records import (
     KeyRecord,
     NewEvent,
     OverdueGame,
+    PlayerClock,
     RankedRating,
     RatingChangeRecord,
     RatingRecord,
@@ -42,6 +43,7 @@ from door.store.records import (
     SeatRecord,
     SignupCounts,
     UserRecord,
+    VacationRecord,
 )
 from door.store.runner import ConflictError, PgRunner, Runner
 
@@ -137,6 +139,7 @@ class Repository:
                 "settings": user.settings,
                 "last_login_at": user.last_login_at,
                 "is_pending": user.is_pending,
+                "time_zone": user.time_zone,
             },
         )
 
@@ -310,6 +313,8 @@ class Repository:
             "outcome": game.outcome,
             "last_seq": game.last_seq,
             "chance_count": game.chance_count,
+            "turn_started_at": game.turn_started_at,
+            "move_deadline": game.move_deadline,
         }
 
     def save_game_seen(
@@ -356,19 +361,20 @@ class Repository:
             [
                 {"game_id": s.game_id, "seat": s.seat, "kind": s.kind, "user_id": s.user_id,
                  "bot_level": s.bot_level, "timeouts": s.timeouts,
-                 "last_seen_seq": s.last_seen_seq, "dice_word": s.dice_word}
+                 "last_seen_seq": s.last_seen_seq, "dice_word": s.dice_word,
+                 "bank_s": s.bank_s}
                 for s in seats
             ],
         )  # fmt: skip
 
     def save_seat(self, seat: SeatRecord) -> None:
-        """Write who sits in ``seat`` and its timeouts (its last-seen mark moves only
-        through :meth:`mark_seen`)."""
+        """Write who sits in ``seat``, its timeouts and its bank (its last-seen mark moves
+        only through :meth:`mark_seen`)."""
         self._run.execute(
             self._q.update_seat,
             {"w_game_id": seat.game_id, "w_seat": seat.seat, "kind": seat.kind,
              "user_id": seat.user_id, "bot_level": seat.bot_level, "timeouts": seat.timeouts,
-             "dice_word": seat.dice_word},
+             "dice_word": seat.dice_word, "bank_s": seat.bank_s},
         )  # fmt: skip
 
     def mark_seen(self, game_id: int, user_id: int, seq: int) -> int:
@@ -558,6 +564,60 @@ class Repository:
     # Work exactly one process may do (issue 15): see door/services/claims.py and
     # door/services/games/deadlines.py.
 
+    # --- the clock: zones and vacations ---------------------------------------------------
+
+    def player_clocks(self, user_ids: Sequence[int], since: datetime) -> dict[int, PlayerClock]:
+        """Each user's zone and vacations that end after ``since`` (one statement)."""
+        if not user_ids:
+            return {}
+        zones: dict[int, str | None] = {}
+        spans: dict[int, list[tuple[datetime, datetime]]] = {}
+        params = {"ids": sorted(set(user_ids)), "since": since}
+        for user_id, time_zone, starts_at, ends_at in self._run.rows(self._q.player_clocks, params):
+            zones[user_id] = time_zone
+            got = spans.setdefault(user_id, [])
+            if starts_at is not None:
+                got.append((starts_at, ends_at))
+        return {u: PlayerClock(u, zones[u], tuple(spans[u])) for u in zones}
+
+    def users_on_vacation(self, user_ids: Sequence[int], at: datetime) -> frozenset[int]:
+        """Which of ``user_ids`` are on vacation at ``at``."""
+        if not user_ids:
+            return frozenset()
+        params = {"ids": sorted(set(user_ids)), "at": at}
+        return frozenset(self._run.rows(self._q.users_on_vacation, params))
+
+    def vacations_of(self, user_id: int, since: datetime) -> list[VacationRecord]:
+        """The user's vacations that end after ``since``, oldest first."""
+        return self._run.rows(self._q.vacations_of, {"user_id": user_id, "since": since})
+
+    def insert_vacation(self, user_id: int, starts_at: datetime, ends_at: datetime) -> int:
+        params = {"user_id": user_id, "starts_at": starts_at, "ends_at": ends_at}
+        return self._run.rows(self._q.insert_vacation, params)[0]
+
+    def end_vacation(self, vacation_id: int, user_id: int, ends_at: datetime) -> None:
+        """Move the end of ``user_id``'s vacation ``vacation_id`` to ``ends_at``."""
+        params = {"w_id": vacation_id, "w_user_id": user_id, "ends_at": ends_at}
+        self._run.execute(self._q.end_vacation, params)
+
+    def delete_vacation(self, vacation_id: int, user_id: int) -> None:
+        """Forget ``user_id``'s planned vacation ``vacation_id``."""
+        self._run.execute(self._q.delete_vacation, {"w_id": vacation_id, "w_user_id": user_id})
+
+    def games_to_act(self, user_id: int) -> list[GameRecord]:
+        """The running games whose turn is ``user_id``'s."""
+        return self._run.rows(self._q.games_to_act, {"user_id": user_id})
+
+    def set_deadline(
+        self, game_id: int, version: int, deadline: datetime, move_deadline: datetime
+    ) -> bool:
+        """Move the deadlines of the game at ``version`` (False: it moved on meanwhile)."""
+        params = {
+            "w_id": game_id, "w_version": version, "deadline": deadline,
+            "move_deadline": move_deadline,
+        }  # fmt: skip
+        return self._run.execute(self._q.set_deadline, params) == 1
+
     def claim_overdue_game(self, now: datetime, skip: Sequence[int] = ()) -> OverdueGame | None:
         """The most overdue running game (deadline at or before ``now``, not in ``skip``)
         that no other transaction holds, locked until this transaction ends: concurrent
@@ -665,4 +725,8 @@ def _game_values(game: GameRecord) -> dict[str, object]:
         "last_seq": game.last_seq,
         "dice_seed": game.dice_seed,
         "chance_count": game.chance_count,
+        "bank_s": game.bank_s,
+        "weekends_off": game.weekends_off,
+        "turn_started_at": game.turn_started_at,
+        "move_deadline": game.move_deadline,
     }
