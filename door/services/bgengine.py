@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import random
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,7 @@ from door.games.backgammon.moves import (
     ROLL,
     TAKE,
     BgMove,
+    resign,
 )
 from door.games.backgammon.position import (
     DECIDE,
@@ -45,40 +47,93 @@ from door.games.backgammon.position import (
 from door.games.backgammon.rules import BackgammonRules
 from door.games.replay import LoggedEvent, replay
 
-BG_LEVELS: tuple[tuple[str, str], ...] = (
-    ("bg-beginner", "Beginner: plays by feel and makes a fair number of mistakes"),
-    ("bg-intermediate", "Intermediate: a steady club player"),
-    ("bg-expert", "Expert: looks two rolls ahead"),
-)
-"""Backgammon bot levels, weakest first: (level name, description), as played with
-bgsage; :func:`bg_levels` gives the descriptions true on this machine."""
 
-_FALLBACK_DESCRIPTIONS = {
-    "bg-beginner": "Beginner: plays by feel and makes a fair number of mistakes",
-    "bg-intermediate": "Intermediate: a simple evaluator, sensible but beatable",
-    "bg-expert": "Expert: as Intermediate here (this server lacks the bgsage engine)",
-}
+@dataclass(frozen=True)
+class BgLevel:
+    """One backgammon computer level: how it plays and how strong it was measured.
+
+    ``ply`` and ``noise`` weaken it by principle, not by random blunders: ``ply`` is
+    bgsage's search depth, ``noise`` the standard deviation (in equity) of a Gaussian
+    error added to every candidate's evaluation, so a weaker level misjudges close plays
+    often and clear ones seldom. ``error_bgsage`` / ``error_fallback`` are the error rates
+    (equity lost per decision x 1000, as bench/strength.py measures them against bgsage
+    2-ply) with and without bgsage; ``None`` where not measured yet. ``rating`` is the
+    starting rating its account should carry (FIBS-style, from the error rate).
+    """
+
+    name: str
+    word: str
+    feel: str
+    ply: str
+    noise: float
+    fallback_noise: float
+    rating: float
+    error_bgsage: float | None
+    error_fallback: float | None
+
+
+BG_LEVEL_TABLE: tuple[BgLevel, ...] = (
+    BgLevel("bg-beginner", "Beginner", "plays by feel, often misjudges", "1ply", 0.10, 0.08,
+            1250.0, 31.0, None),
+    BgLevel("bg-casual", "Casual", "knows the basics, slips in close spots", "1ply", 0.05,
+            0.04, 1450.0, 15.0, None),
+    BgLevel("bg-club", "Club", "a solid club player", "1ply", 0.03, 0.02, 1650.0, 8.5, None),
+    BgLevel("bg-strong", "Strong", "an evaluator of the best programs, one roll deep",
+            "1ply", 0.012, 0.0, 1850.0, 4.5, None),
+    BgLevel("bg-expert", "Expert", "looks two rolls ahead; near world class", "2ply", 0.0,
+            0.0, 2000.0, 1.9, None),
+)  # fmt: skip
+"""The backgammon levels, weakest first (error figures: see bench/strength.py)."""
+
+LEVEL_ALIASES: dict[str, str] = {"bg-intermediate": "bg-strong"}
+"""Retired level names and the level that now plays their seats: ``bg-intermediate``
+(bgsage 1-ply, measured 3.6 x 1000) is as strong as ``bg-strong``."""
+
+BG_LEVELS: tuple[tuple[str, str], ...] = tuple(
+    (lv.name, f"{lv.word}: {lv.feel}") for lv in BG_LEVEL_TABLE
+)
+"""Backgammon bot levels, weakest first: (level name, plain description);
+:func:`bg_levels` gives the descriptions with the strength measured on this machine."""
+
+_LEVELS_BY_NAME = {lv.name: lv for lv in BG_LEVEL_TABLE}
+
+
+def bg_level(name: str) -> BgLevel:
+    """The level called ``name`` (a retired name gives the level that replaced it)."""
+    key = name.lower()
+    lv = _LEVELS_BY_NAME.get(LEVEL_ALIASES.get(key, key))
+    if lv is None:
+        known = ", ".join(n for n, _ in BG_LEVELS)
+        raise ValueError(f"unknown backgammon level {name!r} (known: {known})")
+    return lv
+
+
+def describe(lv: BgLevel, *, bgsage: bool) -> str:
+    """A level's description with the strength it has on a machine with (or without)
+    bgsage: its measured error rate, or that it was not measured."""
+    err = lv.error_bgsage if bgsage else lv.error_fallback
+    engine = "" if bgsage else "; this server lacks the bgsage engine"
+    figure = f"~{err:.0f} errors/1000" if err is not None else "strength not measured"
+    if err is not None and err < 2.5:
+        figure = f"~{err:.1f} errors/1000"
+    return f"{lv.word}: {lv.feel} ({figure}{engine})"
 
 
 def bg_levels() -> list[tuple[str, str]]:
     """The backgammon levels with descriptions of how they play on this machine."""
-    if has_bgsage():
-        return list(BG_LEVELS)
-    return [(name, _FALLBACK_DESCRIPTIONS[name]) for name, _ in BG_LEVELS]
+    with_bgsage = has_bgsage()
+    return [(lv.name, describe(lv, bgsage=with_bgsage)) for lv in BG_LEVEL_TABLE]
 
-# Per level: bgsage evaluation depth, and the standard deviation (in equity) of the noise
-# added to each candidate's equity. The fallback uses only the noise.
-_LEVEL_SETTINGS: dict[str, tuple[str, float]] = {
-    "bg-beginner": ("1ply", 0.12),
-    "bg-intermediate": ("1ply", 0.0),
-    "bg-expert": ("2ply", 0.0),
-}
+
 # Below this cubeless winning chance no double can be right (money or match, except for
 # the trailer against a 1-away opponent, which is handled apart).
 _NO_DOUBLE_BELOW = 0.58
 # How many of the cubeless search's best plays the expert re-scores cube-aware.
 _CUBEFUL_TOP = 3
-_FALLBACK_NOISE = {"bg-beginner": 0.08, "bg-intermediate": 0.0, "bg-expert": 0.0}
+# A chance below this is no chance: a game this settled is resigned.
+_SETTLED = 1e-4
+# Positions in which an engine remembers having offered to resign (one offer each).
+_OFFERS_KEPT = 256
 
 
 def load_bgsage() -> Any | None:
@@ -199,13 +254,13 @@ class BgEngine:
         threads: int = 0,
         analyzers: AnalyzerPool | None = None,
     ) -> None:
-        if level not in _LEVEL_SETTINGS:
-            known = ", ".join(name for name, _ in BG_LEVELS)
-            raise ValueError(f"unknown backgammon level {level!r} (known: {known})")
-        self.level = level
+        spec = bg_level(level)
+        self.level = spec.name
+        self.spec = spec
         self.rules = BackgammonRules()
         self.rng = rng if rng is not None else random.Random()
         self._rng_lock = threading.Lock()
+        self._offered: OrderedDict[tuple[object, ...], None] = OrderedDict()
         module = load_bgsage() if use_bgsage is not False else None
         self.engine = "bgsage" if module is not None else "pubeval"
         self._analyzer: Any = None
@@ -217,7 +272,7 @@ class BgEngine:
             # bgsage's compiled core, shipped in the same wheel (cube arithmetic).
             self._cpp = importlib.import_module("bgbot_cpp")
             pool = analyzers if analyzers is not None else AnalyzerPool(module, threads)
-            ply, _ = _LEVEL_SETTINGS[level]
+            ply = spec.ply
             # One network evaluation for quick estimates (post-move analyses ignore the
             # analyzer's cubeful flag, so the 1-ply cubeful analyzer serves).
             self._quick = pool.get("1ply", cubeful=True)
@@ -231,14 +286,21 @@ class BgEngine:
                 # of the same analyzer give cubeful equities.
                 self._deep = True
                 self._play_analyzer = self._analyzer = pool.get(ply, cubeful=False)
-        noise = _LEVEL_SETTINGS[level][1] if module is not None else _FALLBACK_NOISE[level]
-        self.noise = noise
+        self.noise = spec.noise if module is not None else spec.fallback_noise
 
     # --- the decision for the seat to act -------------------------------------------------
 
     def choose(self, state: BackgammonState) -> BgMove:
-        """The move this level makes for the seat to act. ``ValueError`` if nobody acts."""
+        """The move this level makes for the seat to act. ``ValueError`` if nobody acts.
+
+        In a settled game (see :meth:`settled_loss`) the seat on roll first offers to
+        resign what it is sure to lose; offered once per position, so an opponent who
+        rejects gets the turn back and the bot plays on."""
         phase = state.phase
+        if phase in (DECIDE, MOVING):
+            level = self.settled_loss(state)
+            if level and self._first_offer(state):
+                return resign(level)
         if phase == MOVING:
             ranked = self.rank_plays(state, noisy=True)
             if ranked:
@@ -262,6 +324,41 @@ class BgEngine:
         if phase == RESIGNING:
             return ACCEPT if self._accepts_resignation(state) else REJECT
         return legal[0]
+
+    def _first_offer(self, state: BackgammonState) -> bool:
+        """True the first time this engine offers to resign in this exact position."""
+        key = (state.board, state.turn, state.dice, state.score, state.cube, state.phase)
+        with self._rng_lock:
+            if key in self._offered:
+                return False
+            self._offered[key] = None
+            while len(self._offered) > _OFFERS_KEPT:
+                self._offered.popitem(last=False)
+            return True
+
+    def settled_loss(self, state: BackgammonState) -> int:
+        """How much the seat on roll is sure to lose, when that is settled: 1 (single),
+        2 (gammon), 3 (backgammon); 0 while anything is still in doubt.
+
+        Only a race (no contact left) counts, where bgsage's bearoff database and race
+        net are near exact; the thresholds leave no practical chance either way."""
+        if self._analyzer is None or self._cpp is None:
+            return 0  # the fallback engine does not resign (its race odds are rougher)
+        board = board_of(state, state.turn)
+        if not self._cpp.is_race(board):
+            return 0
+        r = self._quick.post_move_analytics(board_of(state, 1 - state.turn))
+        p = r.probs.to_list()  # the opponent's view: win, wing, winbg, loseg, losebg
+        sure, none = 1.0 - _SETTLED, _SETTLED
+        if p[0] < sure:
+            return 0
+        if p[2] >= sure:
+            return 3
+        if p[1] >= sure and p[2] <= none:
+            return 2
+        if p[1] <= none:
+            return 1
+        return 0
 
     # --- checker play -------------------------------------------------------------------
 

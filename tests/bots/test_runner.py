@@ -60,7 +60,9 @@ async def test_every_level_has_its_own_bot_account_after_start(
 async def test_levels_lists_each_games_levels_weakest_first(runner: BotRunner) -> None:
     assert [n for n, _ in runner.levels("backgammon")] == [
         "bg-beginner",
-        "bg-intermediate",
+        "bg-casual",
+        "bg-club",
+        "bg-strong",
         "bg-expert",
     ]
     assert [n for n, _ in runner.levels("spectrangle")] == [
