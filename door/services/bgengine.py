@@ -546,31 +546,43 @@ class BgEngine:
         return [1.0 - p[0], p[3], p[4], p[1], p[2]]
 
     def _bgsage_cube(self, state: BackgammonState) -> Any:
-        """bgsage's cube decision (Janowski) for the seat on roll: an object with
-        ``equity_nd``, ``equity_dt``, ``equity_dp``, ``should_double``, ``should_take``.
+        """bgsage's cubeful cube decision for the seat on roll, at this level's depth: an
+        object with ``equity_nd``, ``equity_dt``, ``equity_dp``, ``should_double``,
+        ``should_take``.
 
-        Assembled from the pre-roll probabilities rather than ``BgBotAnalyzer.cube_action``,
-        which reloads the network weights from disk on every call (100-150 ms); the
-        result is the same.
+        ``BgBotAnalyzer.cube_action`` evaluates the position cubefully at the analyzer's
+        depth (at a match score through bgsage's match-equity table, Crawford included),
+        where the old Janowski estimate from cubeless probabilities doubled too early
+        (issue 22: 32 of 123 expert doubles before the doubling point).
         """
-        cpp = self._cpp
         cv = cube_view(state)
-        board = board_of(state, state.turn)
-        probs = self._pre_roll_probs(state)
-        pp, op = cpp.pip_counts(board)
-        x = cpp.cube_efficiency(probs, cpp.is_race(board), pp, op)
-        owner = {
-            "centered": cpp.CubeOwner.CENTERED,
-            "player": cpp.CubeOwner.PLAYER,
-            "opponent": cpp.CubeOwner.OPPONENT,
-        }[cv.owner]
-        jacoby = cv.jacoby and cv.away1 == 0
-        return cpp.cube_decision_1ply(
-            probs, cv.cube, owner, x, cv.away1, cv.away2, cv.crawford, jacoby
+        return self._analyzer.cube_action(
+            board_of(state, state.turn),
+            cube_value=cv.cube,
+            cube_owner=cv.owner,
+            away1=cv.away1,
+            away2=cv.away2,
+            is_crawford=cv.crawford,
+            jacoby=cv.jacoby and cv.away1 == 0,
+            beaver=cv.beavers and cv.away1 == 0,
         )
 
+    def _noisy(self, values: tuple[float, ...]) -> tuple[float, ...]:
+        """``values`` with this level's evaluation noise (unchanged without noise)."""
+        if not self.noise:
+            return values
+        with self._rng_lock:
+            return tuple(v + self.rng.gauss(0.0, self.noise) for v in values)
+
     def _wants_double(self, state: BackgammonState) -> bool:
-        return self.is_cube_decision(state) and self.cube_analysis(state)[3]
+        if not self.is_cube_decision(state):
+            return False
+        nd, dt, dp, double, _ = self.cube_analysis(state)
+        if not self.noise:
+            return double
+        # A weaker level misjudges the cube as it misjudges plays: by its noise.
+        nd, dt, dp = self._noisy((nd, dt, dp))
+        return min(dt, dp) > nd
 
     def is_cube_decision(self, state: BackgammonState) -> bool:
         """Is doubling worth thinking about for the seat on roll (in the deciding phase)?
@@ -608,6 +620,9 @@ class BgEngine:
         if self._analyzer is not None:
             d = self._bgsage_cube(state)
             take = bool(d.should_take)
+            if self.noise:
+                dt, dp = self._noisy((float(d.equity_dt), float(d.equity_dp)))
+                take = dt <= dp
             # A beaver is right when the taker is the favourite after taking.
             return take, take and cv.beavers and float(d.equity_dt) < 0.0
         p = pubeval.invert(pubeval.pre_roll_probabilities(board))
