@@ -349,7 +349,10 @@ class BgEngine:
             return 0
         r = self._quick.post_move_analytics(board_of(state, 1 - state.turn))
         p = r.probs.to_list()  # the opponent's view: win, wing, winbg, loseg, losebg
-        sure, none = 1.0 - _SETTLED, _SETTLED
+        # Before the roll the chance must be none for the roll to come; with the dice
+        # rolled, none for any one roll (the pre-roll chance spread over 36 rolls).
+        none = _SETTLED if state.phase == DECIDE else _SETTLED / 36
+        sure = 1.0 - none
         if p[0] < sure:
             return 0
         if p[2] >= sure:
