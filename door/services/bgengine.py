@@ -74,14 +74,14 @@ class BgLevel:
 
 BG_LEVEL_TABLE: tuple[BgLevel, ...] = (
     BgLevel("bg-beginner", "Beginner", "plays by feel, often misjudges", "1ply", 0.10, 0.08,
-            1250.0, 31.0, None),
+            1250.0, 36.0, None),
     BgLevel("bg-casual", "Casual", "knows the basics, slips in close spots", "1ply", 0.05,
-            0.04, 1450.0, 15.0, None),
-    BgLevel("bg-club", "Club", "a solid club player", "1ply", 0.03, 0.02, 1650.0, 8.5, None),
-    BgLevel("bg-strong", "Strong", "an evaluator of the best programs, one roll deep",
-            "1ply", 0.012, 0.0, 1850.0, 4.5, None),
+            0.04, 1450.0, 16.0, None),
+    BgLevel("bg-club", "Club", "a solid club player", "1ply", 0.03, 0.02, 1650.0, 8.7, None),
+    BgLevel("bg-strong", "Strong", "a strong program, looking one roll ahead", "1ply",
+            0.010, 0.0, 1850.0, 4.5, 39.0),
     BgLevel("bg-expert", "Expert", "looks two rolls ahead; near world class", "2ply", 0.0,
-            0.0, 2000.0, 1.9, None),
+            0.0, 2000.0, 1.9, 39.0),
 )  # fmt: skip
 """The backgammon levels, weakest first (error figures: see bench/strength.py)."""
 
@@ -510,13 +510,14 @@ class BgEngine:
         board = board_of(state, state.turn)
         if self._analyzer is not None:
             d = self._bgsage_cube(state)
-            return (
-                float(d.equity_nd),
-                float(d.equity_dt),
-                float(d.equity_dp),
-                bool(d.should_double),
-                bool(d.should_take),
-            )
+            nd, dt, dp = float(d.equity_nd), float(d.equity_dt), float(d.equity_dp)
+            if not self._deep:
+                return nd, dt, dp, bool(d.should_double), bool(d.should_take)
+            # The decisions follow from the equities themselves: bgsage's own
+            # ``should_double`` says double in a post-Crawford game where the trailer's
+            # near-sure gammon (the match) is worth more than the leader's drop to double
+            # match point (nd 3.0, dp 1.0).
+            return nd, dt, dp, min(dt, dp) > nd + 1e-9, dt <= dp
         p = pubeval.pre_roll_probabilities(board)
         mine = cv.for_pubeval()
         theirs = cv.for_pubeval(flipped=True)
@@ -556,9 +557,12 @@ class BgEngine:
         ``BgBotAnalyzer.cube_action`` evaluates the position cubefully at the analyzer's
         depth (at a match score through bgsage's match-equity table, Crawford included),
         where the old Janowski estimate from cubeless probabilities doubled too early
-        (issue 22: 32 of 123 expert doubles before the doubling point).
+        (issue 22: 32 of 123 expert doubles before the doubling point). The 1-ply levels
+        keep that cheaper estimate (a few ms against 40 ms): their noise costs far more.
         """
         cv = cube_view(state)
+        if not self._deep:
+            return self._janowski_cube(state)
         return self._analyzer.cube_action(
             board_of(state, state.turn),
             cube_value=cv.cube,
@@ -568,6 +572,25 @@ class BgEngine:
             is_crawford=cv.crawford,
             jacoby=cv.jacoby and cv.away1 == 0,
             beaver=cv.beavers and cv.away1 == 0,
+        )
+
+    def _janowski_cube(self, state: BackgammonState) -> Any:
+        """bgsage's Janowski cube estimate from the pre-roll probabilities at this level's
+        depth (the same fields as :meth:`_bgsage_cube`)."""
+        cpp = self._cpp
+        cv = cube_view(state)
+        board = board_of(state, state.turn)
+        probs = self._pre_roll_probs(state)
+        pp, op = cpp.pip_counts(board)
+        x = cpp.cube_efficiency(probs, cpp.is_race(board), pp, op)
+        owner = {
+            "centered": cpp.CubeOwner.CENTERED,
+            "player": cpp.CubeOwner.PLAYER,
+            "opponent": cpp.CubeOwner.OPPONENT,
+        }[cv.owner]
+        jacoby = cv.jacoby and cv.away1 == 0
+        return cpp.cube_decision_1ply(
+            probs, cv.cube, owner, x, cv.away1, cv.away2, cv.crawford, jacoby
         )
 
     def _noisy(self, values: tuple[float, ...]) -> tuple[float, ...]:
@@ -623,6 +646,8 @@ class BgEngine:
         if self._analyzer is not None:
             d = self._bgsage_cube(state)
             take = bool(d.should_take)
+            if self._deep:
+                take = float(d.equity_dt) <= float(d.equity_dp)
             if self.noise:
                 dt, dp = self._noisy((float(d.equity_dt), float(d.equity_dp)))
                 take = dt <= dp
