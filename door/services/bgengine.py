@@ -119,6 +119,20 @@ def describe(lv: BgLevel, *, bgsage: bool) -> str:
     return f"{lv.word}: {lv.feel} ({figure}{engine})"
 
 
+def strength_tag(name: str) -> str:
+    """A short mark of a computer account's measured strength for lists, e.g. ``"~9"``
+    (errors per 1000 decisions) for ``bg-club``; ``""`` for any other name or where the
+    level was not measured with this machine's engine."""
+    key = name.lower()
+    lv = _LEVELS_BY_NAME.get(LEVEL_ALIASES.get(key, key))
+    if lv is None:
+        return ""
+    err = lv.error_bgsage if has_bgsage() else lv.error_fallback
+    if err is None:
+        return ""
+    return f"~{err:.1f}" if err < 2.5 else f"~{err:.0f}"
+
+
 def bg_levels() -> list[tuple[str, str]]:
     """The backgammon levels with descriptions of how they play on this machine."""
     with_bgsage = has_bgsage()

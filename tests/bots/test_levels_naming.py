@@ -87,3 +87,22 @@ def test_a_move_takes_well_under_the_time_bound(level: str) -> None:
     engine.choose(state)
     bound = 0.25 if level == "bg-expert" else 0.05
     assert time.perf_counter() - started < 4 * bound  # 4x: a shared, loaded test machine
+
+
+def test_the_rank_list_marks_computer_levels_with_their_measured_strength(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from types import SimpleNamespace
+
+    from door.ui.screens.rank import RankScreen
+
+    monkeypatch.setattr(bgengine, "has_bgsage", lambda: True)
+
+    def row(name: str) -> str:
+        r = SimpleNamespace(place=1, name=name, rating=1650.0, experience=3, wins=2, losses=1)
+        return RankScreen.row(r)
+
+    assert "bg-club ~9 " in row("bg-club")
+    assert "bg-intermediate ~4" in row("bg-intermediate")  # the old account: as strong
+    assert "~" not in row("alice")
+    assert len(row("bg-beginner")) == len(row("alice"))  # the columns stay put
