@@ -75,12 +75,12 @@ class BgLevel:
 BG_LEVEL_TABLE: tuple[BgLevel, ...] = (
     BgLevel("bg-beginner", "Beginner", "plays by feel, often misjudges", "1ply", 0.10, 0.08,
             1250.0, 36.0, None),
-    BgLevel("bg-casual", "Casual", "knows the basics, slips in close spots", "1ply", 0.05,
+    BgLevel("bg-casual", "Casual", "knows the basics, slips often", "1ply", 0.05,
             0.04, 1450.0, 16.0, None),
     BgLevel("bg-club", "Club", "a solid club player", "1ply", 0.03, 0.02, 1650.0, 8.7, None),
-    BgLevel("bg-strong", "Strong", "a strong program, looking one roll ahead", "1ply",
+    BgLevel("bg-strong", "Strong", "a strong program, one roll deep", "1ply",
             0.010, 0.0, 1850.0, 4.5, 39.0),
-    BgLevel("bg-expert", "Expert", "looks two rolls ahead; near world class", "2ply", 0.0,
+    BgLevel("bg-expert", "Expert", "looks two rolls ahead", "2ply", 0.0,
             0.0, 2000.0, 1.9, 39.0),
 )  # fmt: skip
 """The backgammon levels, weakest first (error figures: see bench/strength.py)."""
@@ -112,8 +112,9 @@ def describe(lv: BgLevel, *, bgsage: bool) -> str:
     """A level's description with the strength it has on a machine with (or without)
     bgsage: its measured error rate, or that it was not measured."""
     err = lv.error_bgsage if bgsage else lv.error_fallback
-    engine = "" if bgsage else "; this server lacks the bgsage engine"
-    figure = f"~{err:.0f} errors/1000" if err is not None else "strength not measured"
+    # Short: each description must fit one 80-column line of the Begin screen.
+    engine = "" if bgsage else ", no bgsage"
+    figure = f"~{err:.0f} errors/1000" if err is not None else "unmeasured"
     if err is not None and err < 2.5:
         figure = f"~{err:.1f} errors/1000"
     return f"{lv.word}: {lv.feel} ({figure}{engine})"

@@ -59,8 +59,8 @@ def test_without_bgsage_a_level_not_measured_there_says_so(
 ) -> None:
     monkeypatch.setattr(bgengine, "has_bgsage", lambda: False)
     described = dict(bg_levels())
-    assert "strength not measured" in described["bg-beginner"]
-    assert "lacks the bgsage engine" in described["bg-expert"]
+    assert "(unmeasured, no bgsage)" in described["bg-beginner"]
+    assert "errors/1000, no bgsage" in described["bg-expert"]
 
 
 def test_the_retired_intermediate_level_plays_as_strong() -> None:

@@ -75,7 +75,7 @@ async def test_levels_lists_each_games_levels_weakest_first(runner: BotRunner) -
 def test_without_bgsage_the_level_descriptions_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bgengine, "load_bgsage", lambda: None)
     described = dict(levels("backgammon"))
-    assert "lacks the bgsage engine" in described["bg-expert"]
+    assert "no bgsage" in described["bg-expert"]
 
 
 async def test_spectrangle_bot_replies_within_a_second_of_a_humans_move(
