@@ -459,7 +459,7 @@ class BgEngine:
         )
         found = {tuple(m.board): float(m.equity) for m in result.moves}
         if self._deep and found:
-            found = self._cubeful_top(state, result.moves, found, force)
+            found = self._cubeful_top(state, result.moves, found, force, self._match_top(state))
         worst = min(found.values(), default=0.0)
         out = []
         for b in boards:
@@ -471,12 +471,33 @@ class BgEngine:
             out.append(eq)
         return out
 
+    def _match_top(self, state: BackgammonState) -> list[tuple[int, ...]] | None:
+        """At a match score, the two best plays of the match-aware 1-ply search (bgsage's
+        cubeless 2-ply search ignores the score); ``None`` in money play."""
+        cv = cube_view(state)
+        if not cv.away1 or state.dice is None:
+            return None
+        result = self._quick.checker_play(
+            board_of(state, state.turn),
+            state.dice[0],
+            state.dice[1],
+            cube_value=cv.cube,
+            cube_owner=cv.owner,
+            away1=cv.away1,
+            away2=cv.away2,
+            is_crawford=cv.crawford,
+            jacoby=False,
+            beaver=False,
+        )
+        return [tuple(m.board) for m in result.moves[:2]]
+
     def _cubeful_top(
         self,
         state: BackgammonState,
         moves: list[Any],
         found: dict[tuple[int, ...], float],
         force: list[list[int]] | None,
+        match_top: list[tuple[int, ...]] | None = None,
     ) -> dict[tuple[int, ...], float]:
         """Re-score the best few plays of a cubeless search cube- and score-aware.
 
@@ -487,7 +508,18 @@ class BgEngine:
         scale by the mean difference, which keeps them below the re-scored ones.
         """
         cv = cube_view(state)
-        picked = [tuple(m.board) for m in moves[:_CUBEFUL_TOP]]
+        ranked = [tuple(m.board) for m in moves]
+        if match_top:
+            # At a match score: the cubeless search's best two and the match-aware
+            # 1-ply's best two (what the score favours), then the cubeless order.
+            picked = list(dict.fromkeys([*ranked[:2], *(b for b in match_top if b in found)]))
+            for key in ranked:
+                if len(picked) >= _CUBEFUL_TOP:
+                    break
+                if key not in picked:
+                    picked.append(key)
+        else:
+            picked = ranked[:_CUBEFUL_TOP]
         for b in force or ():
             if tuple(b) in found and tuple(b) not in picked:
                 picked.append(tuple(b))
