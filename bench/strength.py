@@ -284,6 +284,10 @@ def main() -> None:
     )
     out["expert_match_error_x1000"] = rate(match.losses)
     out["expert_match_games"] = match.games
+    out["expert_match_cube_error_x1000"] = rate(match.cube_losses)
+    out["expert_match_doubles"] = match.doubles
+    out["expert_match_early_doubles"] = match.early_doubles
+    out["expert_match_ms_p95"] = round(percentile(match.times_ms, 0.95), 1)
     out["fallback_error_x1000"] = out["levels"][FALLBACK]["error_x1000"]
     out["error_x1000"] = {lv: out["levels"][lv]["error_x1000"] for lv in levels}
     out["move_ms_p95"] = {lv: out["levels"][lv]["move_ms_p95"] for lv in levels}
@@ -291,7 +295,10 @@ def main() -> None:
     out["seconds"] = round(took, 1)
     out["load_average"] = [round(x, 2) for x in os.getloadavg()]
     print(f"expert in 5-point matches: {out['expert_match_error_x1000']} x1000 over "
-          f"{match.games} matches; wrong_double_share {out['wrong_double_share']}")  # fmt: skip
+          f"{match.games} matches (cube {out['expert_match_cube_error_x1000']} over "
+          f"{len(match.cube_losses)} decisions, {match.early_doubles}/{match.doubles} early "
+          f"doubles, p95 {out['expert_match_ms_p95']} ms); "
+          f"wrong_double_share {out['wrong_double_share']}")  # fmt: skip
     print(f"{took:.0f} s, load average {out['load_average']}")
     print(json.dumps(out, sort_keys=True))
 
