@@ -20,6 +20,7 @@ from door.services.bans import BanWatch
 from door.services.clock import Clock, SystemClock
 from door.services.export import Exporter
 from door.services.games import GameCache, GameService
+from door.services.mail import Mail
 from door.services.names import NameRules
 from door.services.notify import Hub, LocalHub, PgHub
 from door.services.outage import DatabaseOutage
@@ -62,11 +63,14 @@ class Services:
     exporter: Exporter = field(init=False)
     """Games' records: door export, the SSH export command, the web's /games/N.mat
     (door/services/export)."""
+    mail: Mail = field(init=False)
+    """Private messages between players (door/services/mail.py)."""
 
     def __post_init__(self) -> None:
         self.outage = DatabaseOutage(self.db.health)
         self.archive = Archive(self.games, public=self.public_finished)
         self.exporter = Exporter(self.games, public_finished=self.public_finished)
+        self.mail = Mail(self.db, self.clock)
 
     def start_sweeper(self) -> None:
         """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background

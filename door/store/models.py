@@ -316,3 +316,21 @@ class ClaimRow(Base):
     item: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     owner: Mapped[str] = mapped_column(String(100))
     expires_at: Mapped[float] = mapped_column(Float)
+
+
+class MailRow(Base):
+    """A private message from one player to another (issue 17, door/services/mail.py):
+    kept until its recipient deletes it; ``read_at`` is empty until they open it. The
+    text was cleaned (no control or escape sequences) before it was stored."""
+
+    __tablename__ = "mail"
+    # a recipient's inbox, newest first, and the count of its unread messages
+    __table_args__ = (Index("ix_mail_recipient_id_id", "recipient_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sender_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    recipient_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    subject: Mapped[str] = mapped_column(String(80))
+    body: Mapped[str] = mapped_column(Text)
+    sent_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    read_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

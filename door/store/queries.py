@@ -52,6 +52,7 @@ from door.store.models import (
     ClaimRow,
     GameEventRow,
     GameRow,
+    MailRow,
     RatingChangeRow,
     RatingRow,
     SeatRow,
@@ -65,6 +66,7 @@ from door.store.records import (
     FinishedGame,
     GameRecord,
     KeyRecord,
+    MailRecord,
     OverdueGame,
     RankedRating,
     RatingChangeRecord,
@@ -195,6 +197,11 @@ def _signup_counts(v: Sequence[Any]) -> SignupCounts:
     return SignupCounts(int(v[0]), int(v[1] or 0))
 
 
+def _mail(v: Sequence[Any]) -> MailRecord:
+    # the mail table's columns, then the sender's name (an outer join: may be missing)
+    return MailRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7] or "")
+
+
 def _overdue(v: Sequence[Any]) -> OverdueGame:
     return OverdueGame(int(v[0]), int(v[1]))
 
@@ -218,6 +225,7 @@ class Queries:
         self._log_and_lists()
         self._ratings()
         self._claims()
+        self._mail()
         self.archive = ArchiveQueries(self.games, self.seats)
 
     def _users_and_keys(self) -> None:
@@ -787,6 +795,17 @@ class Queries:
         )
         return count, page
 
+    def _mail(self) -> None:
+        """Private messages (see the mail section below)."""
+        _mail_queries(self)
+
+    insert_mail: Query[int]
+    inbox: Query[MailRecord]
+    one_mail: Query[MailRecord]
+    unread_mail: Query[int]
+    mark_mail_read: Query[None]
+    delete_mail: Query[None]
+
     def _claims(self) -> None:
         """Claims on work one process must do at a time (see the section's comment)."""
         games = self.games
@@ -818,6 +837,55 @@ class Queries:
             claims, (func.julianday("now") - 2440587.5) * 86400.0, sqlite.insert
         )
 
+
+
+# --- mail ------------------------------------------------------------------------------
+# Private messages (issue 17, door/services/mail.py): a recipient reads only their own
+# rows, through ix_mail_recipient_id_id; every write names the recipient too, so a
+# message id from a player's keys cannot reach another player's mail.
+
+
+def _mail_queries(q: Queries) -> None:
+    mail, users = _table(MailRow), q.users
+    p = bindparam
+    q.insert_mail = Query(
+        "insert_mail",
+        _insert(mail, "sender_id", "recipient_id", "subject", "body", "sent_at")
+        .returning(mail.c.id),
+        _one_int,
+    )
+    with_sender = select(mail, users.c.name).select_from(
+        mail.outerjoin(users, users.c.id == mail.c.sender_id)
+    )
+    q.inbox = Query(
+        "inbox",
+        with_sender.where(mail.c.recipient_id == p("user_id"))
+        .order_by(mail.c.id.desc()).limit(p("limit")),
+        _mail,
+    )
+    q.one_mail = Query(
+        "one_mail",
+        with_sender.where(and_(mail.c.id == p("id"), mail.c.recipient_id == p("user_id"))),
+        _mail,
+    )
+    q.unread_mail = Query(
+        "unread_mail",
+        select(func.count()).where(
+            and_(mail.c.recipient_id == p("user_id"), mail.c.read_at.is_(None))
+        ),
+        _one_int,
+    )
+    q.mark_mail_read = _write(
+        "mark_mail_read",
+        update(mail).values(read_at=p("now")).where(
+            and_(mail.c.id == p("id"), mail.c.recipient_id == p("user_id"),
+                 mail.c.read_at.is_(None))
+        ),
+    )
+    q.delete_mail = _write(
+        "delete_mail",
+        delete(mail).where(and_(mail.c.id == p("id"), mail.c.recipient_id == p("user_id"))),
+    )
 
 
 # --- claims -------------------------------------------------------------------------------

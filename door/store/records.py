@@ -224,3 +224,17 @@ class FinishedGame:
     outcome: JSONObject | None
     finished_at: datetime | None
     users: tuple[int | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MailRecord:
+    """A ``mail`` row, with its sender's name ("" for an account that is gone)."""
+
+    id: int
+    sender_id: int | None
+    recipient_id: int
+    subject: str
+    body: str
+    sent_at: datetime
+    read_at: datetime | None
+    sender_name: str = ""

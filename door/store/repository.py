@@ -33,6 +33,7 @@ from door.store.records import (
     GameRecord,
     JSONObject,
     KeyRecord,
+    MailRecord,
     NewEvent,
     OverdueGame,
     RankedRating,
@@ -240,6 +241,34 @@ class Repository:
     def forget_signups_before(self, before: datetime) -> None:
         """Drop sign-up log rows older than ``before`` (the limits no longer count them)."""
         self._run.execute(self._q.delete_old_signups, {"before": before})
+
+    # --- mail (door/services/mail.py) ------------------------------------------------
+
+    def insert_mail(
+        self, sender_id: int, recipient_id: int, subject: str, body: str, now: datetime
+    ) -> int:
+        """A new message; returns its id."""
+        params = {"sender_id": sender_id, "recipient_id": recipient_id, "subject": subject,
+                  "body": body, "sent_at": now}  # fmt: skip
+        return self._run.rows(self._q.insert_mail, params)[0]
+
+    def inbox(self, user_id: int, limit: int) -> list[MailRecord]:
+        """``user_id``'s messages, newest first, at most ``limit``."""
+        return self._run.rows(self._q.inbox, {"user_id": user_id, "limit": limit})
+
+    def mail(self, user_id: int, mail_id: int) -> MailRecord | None:
+        """One of ``user_id``'s messages (None: not theirs, or gone)."""
+        return _first(self._run.rows(self._q.one_mail, {"id": mail_id, "user_id": user_id}))
+
+    def unread_mail(self, user_id: int) -> int:
+        return self._run.rows(self._q.unread_mail, {"user_id": user_id})[0]
+
+    def mark_mail_read(self, user_id: int, mail_id: int, now: datetime) -> None:
+        self._run.execute(self._q.mark_mail_read, {"id": mail_id, "user_id": user_id, "now": now})
+
+    def delete_mail(self, user_id: int, mail_id: int) -> bool:
+        """Delete one of ``user_id``'s messages; False if there was none."""
+        return self._run.execute(self._q.delete_mail, {"id": mail_id, "user_id": user_id}) > 0
 
     # --- games and seats ------------------------------------------------------------------
 

@@ -1,0 +1,55 @@
+"""mail: private messages between players (issue 17)
+
+Revision ID: 0009
+Revises: 0007
+Create Date: 2026-12-02
+
+One row per message, kept until its recipient deletes it. ``ix_mail_recipient_id_id``
+serves the inbox (newest first) and its unread count without reading anyone else's mail.
+The sender's account may go (SET NULL: the message stays); the recipient's takes its
+mail with it (CASCADE).
+
+down_revision is 0007 until comm-a's 0008 (blocks) is merged; then it becomes 0008.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0009"
+down_revision: str | None = "0007"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "mail",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("sender_id", sa.Integer(), nullable=True),
+        sa.Column("recipient_id", sa.Integer(), nullable=False),
+        sa.Column("subject", sa.String(length=80), nullable=False),
+        sa.Column("body", sa.Text(), nullable=False),
+        sa.Column("sent_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("read_at", sa.DateTime(timezone=True), nullable=True),
+        sa.ForeignKeyConstraint(
+            ["recipient_id"], ["users.id"], name=op.f("fk_mail_recipient_id_users"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["sender_id"], ["users.id"], name=op.f("fk_mail_sender_id_users"),
+            ondelete="SET NULL",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_mail")),
+    )
+    with op.batch_alter_table("mail", schema=None) as batch_op:
+        batch_op.create_index("ix_mail_recipient_id_id", ["recipient_id", "id"], unique=False)
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("mail", schema=None) as batch_op:
+        batch_op.drop_index("ix_mail_recipient_id_id")
+    op.drop_table("mail")
