@@ -24,6 +24,7 @@ from door.services.mail import Mail
 from door.services.names import NameRules
 from door.services.notify import Hub, LocalHub, PgHub
 from door.services.outage import DatabaseOutage
+from door.services.presence import Presence
 from door.services.ratings import Ratings
 from door.services.signups import SIGNUP_MODES, SignupPolicy
 from door.store.db import Database, DatabaseFailure
@@ -65,12 +66,15 @@ class Services:
     (door/services/export)."""
     mail: Mail = field(init=False)
     """Private messages between players (door/services/mail.py)."""
+    presence: Presence = field(init=False)
+    """Who is signed in on this process, and pages (door/services/presence.py)."""
 
     def __post_init__(self) -> None:
         self.outage = DatabaseOutage(self.db.health)
         self.archive = Archive(self.games, public=self.public_finished)
         self.exporter = Exporter(self.games, public_finished=self.public_finished)
         self.mail = Mail(self.db, self.clock)
+        self.presence = Presence(self.hub, self.clock)
 
     def start_sweeper(self) -> None:
         """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background

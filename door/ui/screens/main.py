@@ -1,5 +1,5 @@
 """The main menu, after the UltraSoft Backgammon door's: V)iew/join, P)lay, B)egin,
-S)ound, I)nstructions, R)ank, A)rchive, M)ail, Y)our settings and G)oodbye, under a summary of
+S)ound, I)nstructions, R)ank, A)rchive, M)ail, W)ho, Y)our settings and G)oodbye, under a summary of
 what happened since the player last looked."""
 
 from __future__ import annotations
@@ -80,6 +80,7 @@ class MainMenu(Screen):
             MenuItem("A", "Archive: finished games to search and replay", MainMenu.archive),
             MenuItem("M", "Mail: private messages to and from other players", MainMenu.mail,
                      note=f"({unread} new)" if unread else ""),
+            MenuItem("W", "Who is online: see and page the players here now", MainMenu.who),
             MenuItem("Y", "Your settings: charset, colour, password", MainMenu.settings),
             MenuItem("G", "Goodbye", MainMenu.goodbye),
         ]  # fmt: skip
@@ -173,6 +174,11 @@ class MainMenu(Screen):
         from door.ui.screens.mail import InboxScreen
 
         return Push(InboxScreen())
+
+    async def who(self, ctx: Context) -> Transition | None:
+        from door.ui.screens.who import WhoScreen
+
+        return Push(WhoScreen())
 
     async def settings(self, ctx: Context) -> Transition | None:
         from door.ui.screens.settings import SettingsScreen
