@@ -74,7 +74,7 @@ class Services:
         self.archive = Archive(self.games, public=self.public_finished)
         self.exporter = Exporter(self.games, public_finished=self.public_finished)
         self.mail = Mail(self.db, self.clock)
-        self.presence = Presence(self.hub, self.clock)
+        self.presence = Presence(self.hub, self.clock, self.db)
 
     def start_sweeper(self) -> None:
         """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background
@@ -123,6 +123,7 @@ class Services:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks.clear()
+        await self.presence.stop()
         if self.bans is not None:
             await self.bans.stop()
         if isinstance(self.hub, PgHub):
@@ -229,6 +230,7 @@ async def build_services(
             )
     if start_background:
         await bans.start()
+        services.presence.start()
         services.start_sweeper()
         if services.bots is not None:
             services.bots.start()

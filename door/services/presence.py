@@ -2,8 +2,15 @@
 
 :class:`Presence` is this process's register of its signed-in sessions: who, how they
 came (telnet, SSH, rlogin/BBS, web), where they are (the top screen's ``where`` text)
-and when they last pressed a key. It is kept in memory, not in the database: it changes
-on every key, and a crashed process must not leave ghosts behind. W)ho reads it.
+and when they last pressed a key. W)ho shows this process's sessions live, and every
+other process's from the ``presence`` table: each process rewrites its own rows there
+(a delete and an insert in one transaction) every ``interval_s`` seconds and at once
+when a session signs in or ends. Why a table and not hub announcements: W)ho is asked
+rarely and must answer at once; a table is read in one query, works the same on SQLite
+(several ``door local`` processes) and PostgreSQL, and a process that dies (kill -9)
+simply stops renewing its rows, which are then too old to show (and deleted by the
+next process's heartbeat). The cost is one small write per process every few seconds,
+and another process's where/idle figures being up to ``interval_s`` old.
 
 A page travels as a hub notice (kind ``page``, addressed to its recipient): on one
 process :class:`~door.services.notify.LocalHub` hands it to the recipient's sessions;
@@ -16,15 +23,24 @@ someone who is not there).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import itertools
+import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from door.services.claims import process_owner
 from door.services.clock import Clock
 from door.services.mail import clean_text
 from door.services.notify import Hub, Notice
+from door.store.db import Database, DatabaseFailure
+from door.store.records import PresenceRecord
+from door.store.repository import Repository
+
+log = logging.getLogger(__name__)
 
 PAGE_MAX = 120
 """Characters in a page (it is one status line)."""
@@ -61,11 +77,18 @@ class WhoLine:
 class Presence:
     """This process's signed-in sessions, and pages to them."""
 
-    def __init__(self, hub: Hub, clock: Clock) -> None:
+    def __init__(
+        self, hub: Hub, clock: Clock, db: Database | None = None, *, interval_s: float = 10.0
+    ) -> None:
         self.hub = hub
         self.clock = clock
+        self.db = db
+        self.interval_s = interval_s
+        self.origin = process_owner()
         self._online: dict[int, Online] = {}
         self._keys = itertools.count(1)
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
         self.may_send: Callable[[int], str | None] | None = None
         """Asked with the sender's id before a page goes: a refusal to show them (the
         rate limit, a mute), or None."""
@@ -78,26 +101,99 @@ class Presence:
         now = self.clock.now()
         entry = Online(next(self._keys), user_id, name, transport, now, now)
         self._online[entry.key] = entry
+        self._wake.set()
         return entry
 
     def leave(self, entry: Online) -> None:
         self._online.pop(entry.key, None)
+        self._wake.set()
+
+    # --- the table, for the other processes ---------------------------------------------
+    def start(self) -> None:
+        """Report this process's sessions to the table from now on."""
+        if self.db is not None and self._task is None:
+            self._task = asyncio.create_task(self._heartbeat(), name="door-presence")
+
+    async def stop(self) -> None:
+        """Stop reporting, and take this process's rows out."""
+        if self._task is None:
+            return
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        self._task = None
+        self._online.clear()
+        with contextlib.suppress(Exception):  # a database gone: the rows age out
+            await self.flush()
+
+    async def flush(self) -> None:
+        """Write this process's sessions as they are now (and drop long-dead rows)."""
+        if self.db is None:
+            return
+        now = self.clock.now()
+        rows = [
+            PresenceRecord(self.origin, e.key, e.user_id, e.name[:40], e.transport[:16],
+                           self._where(e)[:80], e.last_key, now)
+            for e in self._online.values()
+        ]
+        origin, stale = self.origin, now - timedelta(seconds=self.interval_s * 6)
+
+        def write(repo: Repository) -> None:
+            repo.replace_presence(origin, rows)
+            repo.forget_presence_before(stale)
+
+        await self.db.transact(write)
+
+    async def _heartbeat(self) -> None:
+        while True:
+            try:
+                await self.flush()
+            except DatabaseFailure as exc:
+                log.warning("could not report who is online: %s", exc)
+            except Exception:  # keep reporting: W)ho elsewhere would lose this process
+                log.exception("presence heartbeat failed")
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.interval_s)
+
+    @staticmethod
+    def _where(e: Online) -> str:
+        try:
+            return e.where() or "online"
+        except Exception:  # a screen's where text must never break W)ho
+            return "online"
+
+    async def who_everywhere(self) -> list[WhoLine]:
+        """Everyone signed in on any process sharing the database (this one's live, the
+        others' as last reported); this process's only if the database is unreachable."""
+        lines = self.who()
+        if self.db is None:
+            return lines
+        since = self.clock.now() - timedelta(seconds=self.interval_s * 3)
+        try:
+            rows = await self.db.run_read(lambda repo: repo.fresh_presence(since))
+        except DatabaseFailure:
+            return lines
+        now = self.clock.now()
+        lines += [
+            WhoLine(r.user_id, r.name, r.transport, r.where_text,
+                    max((now - r.last_key_at).total_seconds(), 0.0))
+            for r in rows if r.origin != self.origin
+        ]
+        return sorted(lines, key=lambda w: (w.name.lower(), w.idle_s))
 
     def touched(self, entry: Online) -> None:
         """The session's person pressed a key (idle time counts from here)."""
         entry.last_key = self.clock.now()
 
     def who(self) -> list[WhoLine]:
-        """Everyone signed in here, by name (a player with two sessions shows twice)."""
+        """Everyone signed in on this process, by name (a player with two sessions shows twice)."""
         now = self.clock.now()
-        lines = []
-        for e in self._online.values():
-            try:
-                where = e.where()
-            except Exception:  # a screen's where text must never break W)ho
-                where = ""
-            lines.append(WhoLine(e.user_id, e.name, e.transport, where or "online",
-                                 max((now - e.last_key).total_seconds(), 0.0)))  # fmt: skip
+        lines = [
+            WhoLine(e.user_id, e.name, e.transport, self._where(e),
+                    max((now - e.last_key).total_seconds(), 0.0))
+            for e in self._online.values()
+        ]
         return sorted(lines, key=lambda w: (w.name.lower(), w.idle_s))
 
     def is_online(self, user_id: int) -> bool:

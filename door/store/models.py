@@ -334,3 +334,21 @@ class MailRow(Base):
     body: Mapped[str] = mapped_column(Text)
     sent_at: Mapped[datetime] = mapped_column(UTCDateTime)
     read_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class PresenceRow(Base):
+    """One signed-in session, as its process last reported it (issue 17's W)ho across
+    processes, door/services/presence.py): each process rewrites its own rows every few
+    seconds, so the rows of a process that died stop being fresh and are not shown."""
+
+    __tablename__ = "presence"
+    __table_args__ = (Index("ix_presence_heartbeat_at", "heartbeat_at"),)
+
+    origin: Mapped[str] = mapped_column(String(100), primary_key=True)
+    session: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(40))
+    transport: Mapped[str] = mapped_column(String(16))
+    where_text: Mapped[str] = mapped_column(String(80))
+    last_key_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    heartbeat_at: Mapped[datetime] = mapped_column(UTCDateTime)

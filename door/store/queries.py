@@ -53,6 +53,7 @@ from door.store.models import (
     GameEventRow,
     GameRow,
     MailRow,
+    PresenceRow,
     RatingChangeRow,
     RatingRow,
     SeatRow,
@@ -68,6 +69,7 @@ from door.store.records import (
     KeyRecord,
     MailRecord,
     OverdueGame,
+    PresenceRecord,
     RankedRating,
     RatingChangeRecord,
     RatingRecord,
@@ -200,6 +202,10 @@ def _signup_counts(v: Sequence[Any]) -> SignupCounts:
 def _mail(v: Sequence[Any]) -> MailRecord:
     # the mail table's columns, then the sender's name (an outer join: may be missing)
     return MailRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7] or "")
+
+
+def _presence(v: Sequence[Any]) -> PresenceRecord:
+    return PresenceRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
 
 
 def _overdue(v: Sequence[Any]) -> OverdueGame:
@@ -805,6 +811,10 @@ class Queries:
     unread_mail: Query[int]
     mark_mail_read: Query[None]
     delete_mail: Query[None]
+    delete_presence: Query[None]
+    insert_presence: Query[None]
+    fresh_presence: Query[PresenceRecord]
+    forget_presence_before: Query[None]
 
     def _claims(self) -> None:
         """Claims on work one process must do at a time (see the section's comment)."""
@@ -881,6 +891,25 @@ def _mail_queries(q: Queries) -> None:
             and_(mail.c.id == p("id"), mail.c.recipient_id == p("user_id"),
                  mail.c.read_at.is_(None))
         ),
+    )
+    presence = _table(PresenceRow)
+    # each process rewrites its own sessions' rows (delete, then insert: no upsert, the
+    # same on both backends); readers skip rows whose heartbeat is old (a dead process)
+    q.delete_presence = _write(
+        "delete_presence", delete(presence).where(presence.c.origin == p("origin"))
+    )
+    q.insert_presence = _write(
+        "insert_presence",
+        _insert(presence, "origin", "session", "user_id", "name", "transport", "where_text",
+                "last_key_at", "heartbeat_at"),
+    )  # fmt: skip
+    q.fresh_presence = Query(
+        "fresh_presence",
+        select(presence).where(presence.c.heartbeat_at >= p("since")),
+        _presence,
+    )
+    q.forget_presence_before = _write(
+        "forget_presence_before", delete(presence).where(presence.c.heartbeat_at < p("before"))
     )
     q.delete_mail = _write(
         "delete_mail",

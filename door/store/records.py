@@ -238,3 +238,17 @@ class MailRecord:
     sent_at: datetime
     read_at: datetime | None
     sender_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PresenceRecord:
+    """A ``presence`` row: one signed-in session of some process."""
+
+    origin: str
+    session: int
+    user_id: int
+    name: str
+    transport: str
+    where_text: str
+    last_key_at: datetime
+    heartbeat_at: datetime

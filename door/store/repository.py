@@ -36,6 +36,7 @@ from door.store.records import (
     MailRecord,
     NewEvent,
     OverdueGame,
+    PresenceRecord,
     RankedRating,
     RatingChangeRecord,
     RatingRecord,
@@ -269,6 +270,27 @@ class Repository:
     def delete_mail(self, user_id: int, mail_id: int) -> bool:
         """Delete one of ``user_id``'s messages; False if there was none."""
         return self._run.execute(self._q.delete_mail, {"id": mail_id, "user_id": user_id}) > 0
+
+    # --- presence (door/services/presence.py) ----------------------------------------
+
+    def replace_presence(self, origin: str, rows: Sequence[PresenceRecord]) -> None:
+        """``origin``'s sessions are these now (none: it has none)."""
+        self._run.execute(self._q.delete_presence, {"origin": origin})
+        if rows:
+            self._run.execute_many(self._q.insert_presence, [
+                {"origin": r.origin, "session": r.session, "user_id": r.user_id,
+                 "name": r.name, "transport": r.transport, "where_text": r.where_text,
+                 "last_key_at": r.last_key_at, "heartbeat_at": r.heartbeat_at}
+                for r in rows
+            ])  # fmt: skip
+
+    def fresh_presence(self, since: datetime) -> list[PresenceRecord]:
+        """Every process's sessions reported at or after ``since``."""
+        return self._run.rows(self._q.fresh_presence, {"since": since})
+
+    def forget_presence_before(self, before: datetime) -> None:
+        """Drop rows no process has renewed since ``before`` (processes that died)."""
+        self._run.execute(self._q.forget_presence_before, {"before": before})
 
     # --- games and seats ------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""mail: private messages between players (issue 17)
+"""mail and presence: private messages between players, who is online (issue 17)
 
 Revision ID: 0009
 Revises: 0007
@@ -7,7 +7,8 @@ Create Date: 2026-12-02
 One row per message, kept until its recipient deletes it. ``ix_mail_recipient_id_id``
 serves the inbox (newest first) and its unread count without reading anyone else's mail.
 The sender's account may go (SET NULL: the message stays); the recipient's takes its
-mail with it (CASCADE).
+mail with it (CASCADE). ``presence`` holds each process's signed-in sessions, rewritten
+by that process every few seconds (W)ho on every process sharing the database).
 
 down_revision is 0007 until comm-a's 0008 (blocks) is merged; then it becomes 0008.
 """
@@ -47,9 +48,30 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("mail", schema=None) as batch_op:
         batch_op.create_index("ix_mail_recipient_id_id", ["recipient_id", "id"], unique=False)
+    op.create_table(
+        "presence",
+        sa.Column("origin", sa.String(length=100), nullable=False),
+        sa.Column("session", sa.Integer(), autoincrement=False, nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("name", sa.String(length=40), nullable=False),
+        sa.Column("transport", sa.String(length=16), nullable=False),
+        sa.Column("where_text", sa.String(length=80), nullable=False),
+        sa.Column("last_key_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("heartbeat_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["user_id"], ["users.id"], name=op.f("fk_presence_user_id_users"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("origin", "session", name=op.f("pk_presence")),
+    )
+    with op.batch_alter_table("presence", schema=None) as batch_op:
+        batch_op.create_index("ix_presence_heartbeat_at", ["heartbeat_at"], unique=False)
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("presence", schema=None) as batch_op:
+        batch_op.drop_index("ix_presence_heartbeat_at")
+    op.drop_table("presence")
     with op.batch_alter_table("mail", schema=None) as batch_op:
         batch_op.drop_index("ix_mail_recipient_id_id")
     op.drop_table("mail")

@@ -34,7 +34,7 @@ class WhoScreen(Screen):
     """Everyone online on this process, by name."""
 
     title = "door — Who is online"
-    key_help = "Up/Down: choose · P)age · M)ail · Ctrl-L: refresh · Q)uit or Esc: back"
+    key_help = "Up/Down: choose · P)age · M)ail · U)pdate · Q)uit or Esc: back"
 
     def __init__(self) -> None:
         self.lines: list[WhoLine] = []
@@ -43,22 +43,22 @@ class WhoScreen(Screen):
     def where(self) -> str:
         return "looking at who is online"
 
-    def load(self, ctx: Context) -> None:
-        self.lines = ctx.services.presence.who()
+    async def load(self, ctx: Context) -> None:
+        self.lines = await ctx.services.presence.who_everywhere()
         self.selected = min(self.selected, max(len(self.lines) - 1, 0))
 
     async def on_enter(self, ctx: Context) -> None:
-        self.load(ctx)
+        await self.load(ctx)
 
     async def on_resume(self, result: Any, ctx: Context) -> Transition | None:
-        self.load(ctx)
+        await self.load(ctx)
         return None
 
     async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
         letter = event.text.strip()[:1].lower() if isinstance(event, Text) else ""
         if letter == "q" or (isinstance(event, Key) and event.name == "escape"):
             return Pop()
-        self.load(ctx)
+        await self.load(ctx)
         if isinstance(event, Key) and event.name in ("up", "down"):
             step = -1 if event.name == "up" else 1
             self.selected = min(max(self.selected + step, 0), max(len(self.lines) - 1, 0))
@@ -78,7 +78,6 @@ class WhoScreen(Screen):
         return None
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
-        self.lines = ctx.services.presence.who()  # idle times move on between keys
         draw_chrome(canvas, ctx, self.title, self.key_help)
         canvas.put(2, 2, f"{len(self.lines)} online", HEADING_STYLE)
         canvas.put(2, 4, f"  {'Name':<20} {'Via':<8} {'Idle':>5}  Where", HEAD_STYLE)
