@@ -323,13 +323,16 @@ class Session:
         if len(self.seen) > 1000:
             self.seen.clear()
         user = self.ctx.user
-        if notice.kind == "page":
+        if notice.kind in ("page", "broadcast", "mail"):
             # on the status line of whatever screen shows; the screen itself is not
             # told (it has nothing to re-read), so nothing else on it changes
             if user is not None and user.id in notice.user_ids:
-                self.page_from = -notice.game_id
                 self.ctx.bell()
-                self.ctx.status(notice.text + f" — {PAGE_REPLY_HINT}")
+                if notice.kind == "page":
+                    self.page_from = -notice.game_id
+                    self.ctx.status(notice.text + f" — {PAGE_REPLY_HINT}")
+                else:
+                    self.ctx.status(notice.text)
             return True
         if notice.kind == "your_turn" and user is not None and user.id in notice.user_ids:
             self.ctx.bell()

@@ -27,6 +27,7 @@ from door.services.outage import DatabaseOutage
 from door.services.presence import Presence
 from door.services.ratings import Ratings
 from door.services.signups import SIGNUP_MODES, SignupPolicy
+from door.services.sysop import Sysop
 from door.store.db import Database, DatabaseFailure
 from door.store.files import database_files, tighten, wide_modes
 from door.store.retry import Backoff
@@ -68,13 +69,16 @@ class Services:
     """Private messages between players (door/services/mail.py)."""
     presence: Presence = field(init=False)
     """Who is signed in on this process, and pages (door/services/presence.py)."""
+    sysop: Sysop = field(init=False)
+    """The sysop's console: users, reports, broadcast, health, audit log."""
 
     def __post_init__(self) -> None:
         self.outage = DatabaseOutage(self.db.health)
         self.archive = Archive(self.games, public=self.public_finished)
         self.exporter = Exporter(self.games, public_finished=self.public_finished)
-        self.mail = Mail(self.db, self.clock)
+        self.mail = Mail(self.db, self.clock, hub=self.hub)
         self.presence = Presence(self.hub, self.clock, self.db)
+        self.sysop = Sysop(self.db, self.clock, self.accounts, self.presence, self.hub)
 
     def start_sweeper(self) -> None:
         """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background

@@ -16,6 +16,7 @@ from datetime import datetime
 
 from door.services.accounts import name_key
 from door.services.clock import Clock
+from door.services.notify import Hub, Notice
 from door.store.db import Database
 from door.store.records import MailRecord
 from door.store.repository import Repository
@@ -93,18 +94,17 @@ class Mail:
         db: Database,
         clock: Clock,
         *,
+        hub: Hub | None = None,
         may_send: Callable[[int], str | None] | None = None,
-        delivered: Callable[[int, int, int, str], bool] | None = None,
     ) -> None:
         self.db = db
         self.clock = clock
+        self.hub = hub
+        """Where "new mail" notices go (None: nobody is told live)."""
         self.may_send = may_send
         """Asked with the sender's id before anything is stored: a refusal to show them
-        ("slow down", "you are muted"), or None (the rate limit and the mute go here)."""
-        self.delivered = delivered
-        """Asked with (sender, recipient, message id, subject) after the commit; False
-        keeps it from the recipient (a block: the sender is not told). Hook for blocks
-        and the live "new mail" notice."""
+        ("slow down"), or None (the rate limit goes here; mutes are checked in the
+        sending transaction)."""
         self.blocked: Callable[[int, int], bool] | None = None
         """(recipient, sender) → True when the recipient blocks the sender."""
 
@@ -125,6 +125,9 @@ class Mail:
         blocked = self.blocked
 
         def write(repo: Repository) -> int | None:
+            muted = repo.mute_until(sender_id)
+            if muted is not None and muted > now:
+                raise MailError(f"You are muted until {muted:%Y-%m-%d %H:%M} UTC.")
             user = repo.user_by_key(key) if key else None
             if user is None or user.is_bot or user.is_pending:
                 return None
@@ -132,9 +135,16 @@ class Mail:
                 return 0  # not delivered, and the sender is told it was sent
             return repo.insert_mail(sender_id, user.id, subject or "(no subject)", body, now)
 
-        mail_id = await self.db.transact(write)
-        if mail_id is None:
+        found = await self.db.transact(lambda repo: (write(repo), repo.user_by_key(key)))
+        mail_id, recipient = found
+        if mail_id is None or recipient is None:
             raise MailError(f"There is no player called {clean_text(to, 20)!r}.")
+        if mail_id and self.hub is not None:
+            # committed: tell the recipient's live sessions (any process)
+            sender = await self.db.run_read(lambda repo: repo.user(sender_id))
+            name = clean_text(sender.name if sender else "someone", 20)
+            line = f"New mail from {name}: {subject or '(no subject)'}"[:120]
+            self.hub.publish(Notice(-mail_id, "mail", (recipient.id,), line, mail_id))
         return mail_id
 
     async def inbox(self, user_id: int) -> list[Message]:

@@ -199,7 +199,7 @@ class Presence:
     def is_online(self, user_id: int) -> bool:
         return any(e.user_id == user_id for e in self._online.values())
 
-    def page(self, sender_id: int, sender_name: str, recipient_id: int, text: str) -> str:
+    async def page(self, sender_id: int, sender_name: str, recipient_id: int, text: str) -> str:
         """Send a page; returns the text as sent. :class:`PageError` for an empty one
         or a refusal. The recipient may be on another process (the hub carries it)."""
         text = clean_text(text, PAGE_MAX)
@@ -211,6 +211,10 @@ class Presence:
             refusal = self.may_send(sender_id)
             if refusal:
                 raise PageError(refusal)
+        if self.db is not None:
+            muted = await self.db.run_read(lambda repo: repo.mute_until(sender_id))
+            if muted is not None and muted > self.clock.now():
+                raise PageError(f"You are muted until {muted:%Y-%m-%d %H:%M} UTC.")
         if self.blocked is not None and self.blocked(recipient_id, sender_id):
             return text  # not delivered; the sender is not told
         line = f"Page from {clean_text(sender_name, 20)}: {text}"

@@ -48,14 +48,17 @@ from sqlalchemy.sql.dml import Update
 from sqlalchemy.sql.expression import Executable
 
 from door.store.models import (
+    AuditRow,
     BbsIdentityRow,
     ClaimRow,
     GameEventRow,
     GameRow,
     MailRow,
+    MuteRow,
     PresenceRow,
     RatingChangeRow,
     RatingRow,
+    ReportRow,
     SeatRow,
     SignupRow,
     SshKeyRow,
@@ -63,6 +66,7 @@ from door.store.models import (
     UTCDateTime,
 )
 from door.store.records import (
+    AuditRecord,
     EventRecord,
     FinishedGame,
     GameRecord,
@@ -73,6 +77,7 @@ from door.store.records import (
     RankedRating,
     RatingChangeRecord,
     RatingRecord,
+    ReportRecord,
     SeatActivity,
     SeatRecord,
     SignupCounts,
@@ -206,6 +211,14 @@ def _mail(v: Sequence[Any]) -> MailRecord:
 
 def _presence(v: Sequence[Any]) -> PresenceRecord:
     return PresenceRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
+
+
+def _audit(v: Sequence[Any]) -> AuditRecord:
+    return AuditRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6])
+
+
+def _report(v: Sequence[Any]) -> ReportRecord:
+    return ReportRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
 
 
 def _overdue(v: Sequence[Any]) -> OverdueGame:
@@ -812,6 +825,17 @@ class Queries:
     mark_mail_read: Query[None]
     delete_mail: Query[None]
     delete_presence: Query[None]
+    insert_audit: Query[None]
+    recent_audit: Query[AuditRecord]
+    insert_report: Query[int]
+    open_reports: Query[ReportRecord]
+    resolve_report: Query[None]
+    delete_mute: Query[None]
+    insert_mute: Query[None]
+    mute_until: Query[Sequence[Any]]
+    users_by_prefix: Query[UserRecord]
+    moves_since: Query[int]
+    pg_database_size: Query[int]
     insert_presence: Query[None]
     fresh_presence: Query[PresenceRecord]
     forget_presence_before: Query[None]
@@ -910,6 +934,55 @@ def _mail_queries(q: Queries) -> None:
     )
     q.forget_presence_before = _write(
         "forget_presence_before", delete(presence).where(presence.c.heartbeat_at < p("before"))
+    )
+    # --- the sysop's console: audit log, reports, mutes, finding users, health
+    audit, reports, mutes = _table(AuditRow), _table(ReportRow), _table(MuteRow)
+    q.insert_audit = _write(
+        "insert_audit",
+        _insert(audit, "sysop_id", "sysop_name", "action", "target", "detail", "at"),
+    )
+    q.recent_audit = Query(
+        "recent_audit", select(audit).order_by(audit.c.id.desc()).limit(p("limit")), _audit
+    )
+    q.insert_report = Query(
+        "insert_report",
+        _insert(reports, "reporter_id", "about_id", "channel", "item", "text", "created_at")
+        .returning(reports.c.id),
+        _one_int,
+    )
+    q.open_reports = Query(
+        "open_reports",
+        select(reports).where(reports.c.resolved_at.is_(None))
+        .order_by(reports.c.id).limit(p("limit")),
+        _report,
+    )
+    q.resolve_report = _write(
+        "resolve_report",
+        update(reports).values(resolved_at=p("now")).where(
+            and_(reports.c.id == p("id"), reports.c.resolved_at.is_(None))
+        ),
+    )
+    q.delete_mute = _write("delete_mute", delete(mutes).where(mutes.c.user_id == p("user_id")))
+    q.insert_mute = _write("insert_mute", _insert(mutes, "user_id", "until", "reason"))
+    q.mute_until = Query(
+        "mute_until", select(mutes.c.until).where(mutes.c.user_id == p("user_id")), _row
+    )
+    q.users_by_prefix = Query(
+        "users_by_prefix",
+        select(users).where(users.c.name_key.like(p("pattern"), escape="\\"))
+        .order_by(users.c.name_key).limit(p("limit")),
+        _user,
+    )
+    events = q.game_events
+    q.moves_since = Query(
+        "moves_since",
+        select(func.count()).where(
+            and_(events.c.kind == "move", events.c.created_at >= p("since"))
+        ),
+        _one_int,
+    )
+    q.pg_database_size = Query(
+        "pg_database_size", select(func.pg_database_size(func.current_database())), _one_int
     )
     q.delete_mail = _write(
         "delete_mail",

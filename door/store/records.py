@@ -252,3 +252,30 @@ class PresenceRecord:
     where_text: str
     last_key_at: datetime
     heartbeat_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRecord:
+    """An ``audit_log`` row."""
+
+    id: int
+    sysop_id: int | None
+    sysop_name: str
+    action: str
+    target: str
+    detail: str
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ReportRecord:
+    """A ``reports`` row."""
+
+    id: int
+    reporter_id: int | None
+    about_id: int | None
+    channel: str
+    item: int | None
+    text: str
+    created_at: datetime
+    resolved_at: datetime | None

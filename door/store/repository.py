@@ -28,6 +28,7 @@ from door.store.queries import (
     seat_record,
 )
 from door.store.records import (
+    AuditRecord,
     EventRecord,
     FinishedGame,
     GameRecord,
@@ -40,6 +41,7 @@ from door.store.records import (
     RankedRating,
     RatingChangeRecord,
     RatingRecord,
+    ReportRecord,
     SeatActivity,
     SeatRecord,
     SignupCounts,
@@ -270,6 +272,63 @@ class Repository:
     def delete_mail(self, user_id: int, mail_id: int) -> bool:
         """Delete one of ``user_id``'s messages; False if there was none."""
         return self._run.execute(self._q.delete_mail, {"id": mail_id, "user_id": user_id}) > 0
+
+    # --- the sysop's console (door/services/sysop.py) --------------------------------
+
+    def insert_audit(
+        self, sysop_id: int | None, sysop_name: str, action: str, target: str, detail: str,
+        now: datetime,
+    ) -> None:  # fmt: skip
+        self._run.execute(self._q.insert_audit, {
+            "sysop_id": sysop_id, "sysop_name": sysop_name, "action": action,
+            "target": target, "detail": detail, "at": now,
+        })  # fmt: skip
+
+    def recent_audit(self, limit: int) -> list[AuditRecord]:
+        """The audit log, newest first."""
+        return self._run.rows(self._q.recent_audit, {"limit": limit})
+
+    def insert_report(
+        self, reporter_id: int, about_id: int | None, channel: str, item: int | None,
+        text: str, now: datetime,
+    ) -> int:  # fmt: skip
+        return self._run.rows(self._q.insert_report, {
+            "reporter_id": reporter_id, "about_id": about_id, "channel": channel,
+            "item": item, "text": text, "created_at": now,
+        })[0]  # fmt: skip
+
+    def open_reports(self, limit: int) -> list[ReportRecord]:
+        """Reports not yet reviewed, oldest first."""
+        return self._run.rows(self._q.open_reports, {"limit": limit})
+
+    def resolve_report(self, report_id: int, now: datetime) -> bool:
+        return self._run.execute(self._q.resolve_report, {"id": report_id, "now": now}) > 0
+
+    def set_mute(self, user_id: int, until: datetime | None, reason: str = "") -> None:
+        """Mute ``user_id`` until ``until`` (None: unmute)."""
+        self._run.execute(self._q.delete_mute, {"user_id": user_id})
+        if until is not None:
+            params = {"user_id": user_id, "until": until, "reason": reason}
+            self._run.execute(self._q.insert_mute, params)
+
+    def mute_until(self, user_id: int) -> datetime | None:
+        found = self._run.rows(self._q.mute_until, {"user_id": user_id})
+        return found[0][0] if found else None
+
+    def users_by_prefix(self, prefix: str, limit: int) -> list[UserRecord]:
+        """Users whose name key starts with ``prefix``, by name."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        params = {"pattern": escaped + "%", "limit": limit}
+        return self._run.rows(self._q.users_by_prefix, params)
+
+    def moves_since(self, since: datetime) -> int:
+        return self._run.rows(self._q.moves_since, {"since": since})[0]
+
+    def database_size(self) -> int | None:
+        """PostgreSQL's size of this database in bytes (None on SQLite: see the file)."""
+        if isinstance(self._run, PgRunner):
+            return self._run.rows(self._q.pg_database_size, {})[0]
+        return None
 
     # --- presence (door/services/presence.py) ----------------------------------------
 

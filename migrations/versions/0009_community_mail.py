@@ -1,4 +1,4 @@
-"""mail and presence: private messages between players, who is online (issue 17)
+"""mail, presence, reports, audit log, mutes (issue 17)
 
 Revision ID: 0009
 Revises: 0007
@@ -66,9 +66,61 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("presence", schema=None) as batch_op:
         batch_op.create_index("ix_presence_heartbeat_at", ["heartbeat_at"], unique=False)
+    op.create_table(
+        "audit_log",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("sysop_id", sa.Integer(), nullable=True),
+        sa.Column("sysop_name", sa.String(length=40), nullable=False),
+        sa.Column("action", sa.String(length=32), nullable=False),
+        sa.Column("target", sa.String(length=80), nullable=False),
+        sa.Column("detail", sa.Text(), nullable=False),
+        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["sysop_id"], ["users.id"], name=op.f("fk_audit_log_sysop_id_users"),
+            ondelete="SET NULL",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_audit_log")),
+    )
+    op.create_table(
+        "reports",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("reporter_id", sa.Integer(), nullable=True),
+        sa.Column("about_id", sa.Integer(), nullable=True),
+        sa.Column("channel", sa.String(length=16), nullable=False),
+        sa.Column("item", sa.Integer(), nullable=True),
+        sa.Column("text", sa.Text(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("resolved_at", sa.DateTime(timezone=True), nullable=True),
+        sa.ForeignKeyConstraint(
+            ["about_id"], ["users.id"], name=op.f("fk_reports_about_id_users"),
+            ondelete="SET NULL",
+        ),
+        sa.ForeignKeyConstraint(
+            ["reporter_id"], ["users.id"], name=op.f("fk_reports_reporter_id_users"),
+            ondelete="SET NULL",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_reports")),
+    )
+    with op.batch_alter_table("reports", schema=None) as batch_op:
+        batch_op.create_index("ix_reports_resolved_at_id", ["resolved_at", "id"], unique=False)
+    op.create_table(
+        "mutes",
+        sa.Column("user_id", sa.Integer(), autoincrement=False, nullable=False),
+        sa.Column("until", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("reason", sa.Text(), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["user_id"], ["users.id"], name=op.f("fk_mutes_user_id_users"), ondelete="CASCADE"
+        ),
+        sa.PrimaryKeyConstraint("user_id", name=op.f("pk_mutes")),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("mutes")
+    with op.batch_alter_table("reports", schema=None) as batch_op:
+        batch_op.drop_index("ix_reports_resolved_at_id")
+    op.drop_table("reports")
+    op.drop_table("audit_log")
     with op.batch_alter_table("presence", schema=None) as batch_op:
         batch_op.drop_index("ix_presence_heartbeat_at")
     op.drop_table("presence")

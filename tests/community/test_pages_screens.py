@@ -32,7 +32,7 @@ async def test_a_page_shows_on_the_status_line_and_leaves_the_rest_of_the_screen
         start = f"game:{(await started_game(services, alice, bob, 'spectrangle')).id}"
     a = await start_session(alice, start=start)
     before = a.term.display()
-    services.presence.page(bob.id, bob.name, alice.id, "fancy a game?")
+    await services.presence.page(bob.id, bob.name, alice.id, "fancy a game?")
     await a.term.wait_for("Page from Bob: fancy a game? — Ctrl-R replies")
     after = a.term.display()
     assert "Page from Bob" in after[STATUS_ROW]
@@ -45,7 +45,7 @@ async def test_ctrl_r_answers_a_page_from_a_prompt_over_the_game(
     info = await started_game(services, alice, bob)
     a = await start_session(alice, start=f"game:{info.id}")
     b = await start_session(bob)
-    services.presence.page(bob.id, bob.name, alice.id, "your move?")
+    await services.presence.page(bob.id, bob.name, alice.id, "your move?")
     await a.term.wait_for("Page from Bob: your move?")
     board = a.term.display()
     a.term.press("ctrl-r")
@@ -110,9 +110,9 @@ async def test_an_empty_page_and_a_page_to_yourself_are_refused(
     services: Services, alice: User
 ) -> None:
     with pytest.raises(PageError):
-        services.presence.page(alice.id, "Alice", 99, "\x1b\x07 \u202e")
+        await services.presence.page(alice.id, "Alice", 99, "\x1b\x07 \u202e")
     with pytest.raises(PageError):
-        services.presence.page(alice.id, "Alice", alice.id, "me")
+        await services.presence.page(alice.id, "Alice", alice.id, "me")
 
 
 async def test_a_player_who_leaves_is_no_longer_online(

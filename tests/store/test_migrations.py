@@ -19,7 +19,7 @@ TABLES = {
     "users", "ssh_keys", "bbs_identities", "games", "seats", "game_events", "ratings", "signups",
     "rating_changes",
     "claims",
-    "mail", "presence",  # 0009 (issue 17)
+    "mail", "presence", "audit_log", "reports", "mutes",  # 0009 (issue 17)
 }
 
 

@@ -133,7 +133,7 @@ class PagePrompt(Screen):
         if result != "submit" or ctx.user is None:
             return None
         try:
-            ctx.services.presence.page(ctx.user.id, ctx.user.name, self.recipient_id,
+            await ctx.services.presence.page(ctx.user.id, ctx.user.name, self.recipient_id,
                                        self.editor.text)  # fmt: skip
         except PageError as exc:
             ctx.status(str(exc))
