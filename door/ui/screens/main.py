@@ -60,7 +60,8 @@ class MainMenu(Screen):
         return "in the main menu"
 
     def _items(
-        self, waiting: int, open_games: int, sound: bool, invited: int = 0, unread: int = 0
+        self, waiting: int, open_games: int, sound: bool, invited: int = 0, unread: int = 0,
+        sysop: bool = False,
     ) -> list[MenuItem]:
         """The menu: each item's action is what its key does (``action(self, ctx)``)."""
         if invited:
@@ -82,6 +83,7 @@ class MainMenu(Screen):
                      note=f"({unread} new)" if unread else ""),
             MenuItem("W", "Who is online: see and page the players here now", MainMenu.who),
             MenuItem("Y", "Your settings: charset, colour, password", MainMenu.settings),
+            *([MenuItem("!", "Sysop console", MainMenu.sysop)] if sysop else []),
             MenuItem("G", "Goodbye", MainMenu.goodbye),
         ]  # fmt: skip
 
@@ -99,7 +101,8 @@ class MainMenu(Screen):
         self.unread_mail = await ctx.services.mail.unread(uid)
         selected = self.menu.selected
         items = self._items(
-            self.waiting_total, self.open_total, ctx.sound, self.invited_total, self.unread_mail
+            self.waiting_total, self.open_total, ctx.sound, self.invited_total, self.unread_mail,
+            ctx.user.is_sysop,
         )
         self.menu = Menu(items, selected)
 
@@ -174,6 +177,13 @@ class MainMenu(Screen):
         from door.ui.screens.mail import InboxScreen
 
         return Push(InboxScreen())
+
+    async def sysop(self, ctx: Context) -> Transition | None:
+        from door.ui.screens.sysop import SysopScreen
+
+        if ctx.user is None or not ctx.user.is_sysop:
+            return None
+        return Push(SysopScreen())
 
     async def who(self, ctx: Context) -> Transition | None:
         from door.ui.screens.who import WhoScreen
