@@ -145,3 +145,20 @@ async def test_hostile_mail_reaches_the_reader_without_any_escape_sequence(
     b.term.press("enter")
     await b.term.wait_for("body")
     assert "]52;" in b.term.display_text()  # the bytes after ESC are only text now
+
+
+async def test_a_player_reports_a_mail_and_the_sysop_finds_a_copy(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    await services.accounts.set_sysop("Alice", True)
+    await services.mail.send(alice.id, "Bob", "Cheap chips", "buy now")
+    b = await start_session(bob)
+    b.term.type("m")
+    await b.term.wait_for("Cheap chips")
+    b.term.press("enter")
+    await b.term.wait_for("buy now")
+    b.term.type("!")
+    await b.term.wait_for("Reported to the sysop")
+    (report,) = await services.sysop.reports(alice.id)
+    assert report.channel == "mail" and report.about_id == alice.id
+    assert "Cheap chips" in report.text and "buy now" in report.text

@@ -16,7 +16,7 @@ from door.app import SUSPENDED_MESSAGE
 from door.services import Services
 from door.services.accounts import User
 from door.services.sysop import SysopError
-from tests.net.conftest import expect, make_config
+from tests.net.conftest import make_config
 from tests.net.test_ban_live import logged_in, read_to_end, start_app
 from tests.ui.conftest import StartSession
 

@@ -103,7 +103,7 @@ class ReadScreen(Screen):
     """One message, whole."""
 
     title = "door — Mail: a message"
-    key_help = "R)eply · D)elete · Q)uit or Esc: back to the inbox"
+    key_help = "R)eply · D)elete · !: report to the sysop · Q)uit or Esc: back to the inbox"
 
     def __init__(self, message: Message) -> None:
         self.message = message
@@ -119,6 +119,12 @@ class ReadScreen(Screen):
         if letter == "r" and m.sender_id is not None:
             subject = m.subject if m.subject.lower().startswith("re:") else f"Re: {m.subject}"
             return Push(ComposeScreen(m.sender, subject[:SUBJECT_MAX]))
+        if letter == "!" and ctx.user is not None:
+            copy = f"From {m.sender}, subject {m.subject!r}:\n{m.body}"
+            await ctx.services.sysop.report(ctx.user.id, "mail", copy, about_id=m.sender_id,
+                                            item=m.id)  # fmt: skip
+            ctx.status("Reported to the sysop, with a copy of the message. Thank you.")
+            return None
         if letter == "d" and ctx.user is not None:
             await ctx.services.mail.delete(ctx.user.id, m.id)
             ctx.status(f"Deleted {clean(m.subject, 30)!r}.")
