@@ -162,3 +162,16 @@ async def test_a_player_reports_a_mail_and_the_sysop_finds_a_copy(
     (report,) = await services.sysop.reports(alice.id)
     assert report.channel == "mail" and report.about_id == alice.id
     assert "Cheap chips" in report.text and "buy now" in report.text
+
+
+async def test_new_mail_is_told_at_once_to_a_recipient_who_is_online(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    b = await start_session(bob, start="rank")
+    before = b.term.display()
+    await services.mail.send(alice.id, "Bob", "Tonight?", "8pm")
+    await b.term.wait_for("New mail from Alice: Tonight?")
+    after = b.term.display()
+    assert after[:22] == before[:22]  # only the status line changed
+    b.term.press("escape")
+    await b.term.wait_for("(1 new)")
