@@ -89,6 +89,8 @@ class Presence:
         self._keys = itertools.count(1)
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
+        self._reported = False
+        """Whether the table holds rows of this process (an idle process writes none)."""
         self.may_send: Callable[[int], str | None] | None = None
         """Asked with the sender's id before a page goes: a refusal to show them (the
         rate limit, a mute), or None."""
@@ -136,6 +138,8 @@ class Presence:
                            self._where(e)[:80], e.last_key, now)
             for e in self._online.values()
         ]
+        if not rows and not self._reported:
+            return  # nobody here, and nothing of ours in the table: no write at all
         origin, stale = self.origin, now - timedelta(seconds=self.interval_s * 6)
 
         def write(repo: Repository) -> None:
@@ -143,6 +147,7 @@ class Presence:
             repo.forget_presence_before(stale)
 
         await self.db.transact(write)
+        self._reported = bool(rows)
 
     async def _heartbeat(self) -> None:
         while True:
