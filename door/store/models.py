@@ -342,3 +342,83 @@ class ClaimRow(Base):
     item: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     owner: Mapped[str] = mapped_column(String(100))
     expires_at: Mapped[float] = mapped_column(Float)
+
+
+class MailRow(Base):
+    """A private message from one player to another (issue 17, door/services/mail.py):
+    kept until its recipient deletes it; ``read_at`` is empty until they open it. The
+    text was cleaned (no control or escape sequences) before it was stored."""
+
+    __tablename__ = "mail"
+    # a recipient's inbox, newest first, and the count of its unread messages
+    __table_args__ = (Index("ix_mail_recipient_id_id", "recipient_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sender_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    recipient_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    subject: Mapped[str] = mapped_column(String(80))
+    body: Mapped[str] = mapped_column(Text)
+    sent_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    read_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class PresenceRow(Base):
+    """One signed-in session, as its process last reported it (issue 17's W)ho across
+    processes, door/services/presence.py): each process rewrites its own rows every few
+    seconds, so the rows of a process that died stop being fresh and are not shown."""
+
+    __tablename__ = "presence"
+    __table_args__ = (Index("ix_presence_heartbeat_at", "heartbeat_at"),)
+
+    origin: Mapped[str] = mapped_column(String(100), primary_key=True)
+    session: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(40))
+    transport: Mapped[str] = mapped_column(String(16))
+    where_text: Mapped[str] = mapped_column(String(80))
+    last_key_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    heartbeat_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class AuditRow(Base):
+    """One thing a sysop did on the console (issue 17): who, what, to whom, when, and the
+    detail (a reason). Never changed nor deleted by door."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sysop_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    sysop_name: Mapped[str] = mapped_column(String(40))
+    action: Mapped[str] = mapped_column(String(32))
+    target: Mapped[str] = mapped_column(String(80))
+    detail: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class ReportRow(Base):
+    """A message a player reported to the sysop, with a copy of its text as they saw it
+    (``channel``: mail, page, chat, note; ``item``: that message's id where it has one)."""
+
+    __tablename__ = "reports"
+    __table_args__ = (Index("ix_reports_resolved_at_id", "resolved_at", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    reporter_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    about_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    channel: Mapped[str] = mapped_column(String(16))
+    item: Mapped[int | None] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class MuteRow(Base):
+    """A user who may not send mail, pages or chat until ``until``."""
+
+    __tablename__ = "mutes"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    until: Mapped[datetime] = mapped_column(UTCDateTime)
+    reason: Mapped[str] = mapped_column(Text)

@@ -48,12 +48,17 @@ from sqlalchemy.sql.dml import Update
 from sqlalchemy.sql.expression import Executable
 
 from door.store.models import (
+    AuditRow,
     BbsIdentityRow,
     ClaimRow,
     GameEventRow,
     GameRow,
+    MailRow,
+    MuteRow,
+    PresenceRow,
     RatingChangeRow,
     RatingRow,
+    ReportRow,
     SeatRow,
     SignupRow,
     SshKeyRow,
@@ -62,14 +67,18 @@ from door.store.models import (
     VacationRow,
 )
 from door.store.records import (
+    AuditRecord,
     EventRecord,
     FinishedGame,
     GameRecord,
     KeyRecord,
+    MailRecord,
     OverdueGame,
+    PresenceRecord,
     RankedRating,
     RatingChangeRecord,
     RatingRecord,
+    ReportRecord,
     SeatActivity,
     SeatRecord,
     SignupCounts,
@@ -202,6 +211,23 @@ def _vacation(v: Sequence[Any]) -> VacationRecord:
     return VacationRecord(v[0], v[1], v[2], v[3])
 
 
+def _mail(v: Sequence[Any]) -> MailRecord:
+    # the mail table's columns, then the sender's name (an outer join: may be missing)
+    return MailRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7] or "")
+
+
+def _presence(v: Sequence[Any]) -> PresenceRecord:
+    return PresenceRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
+
+
+def _audit(v: Sequence[Any]) -> AuditRecord:
+    return AuditRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6])
+
+
+def _report(v: Sequence[Any]) -> ReportRecord:
+    return ReportRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
+
+
 def _overdue(v: Sequence[Any]) -> OverdueGame:
     return OverdueGame(int(v[0]), int(v[1]))
 
@@ -226,6 +252,7 @@ class Queries:
         self._ratings()
         self._claims()
         self._clock()
+        self._mail()
         self.archive = ArchiveQueries(self.games, self.seats)
 
     def _users_and_keys(self) -> None:
@@ -882,6 +909,32 @@ class Queries:
             .values(deadline=p("deadline"), move_deadline=p("move_deadline")),
         )
 
+    def _mail(self) -> None:
+        """Private messages (see the mail section below)."""
+        _mail_queries(self)
+
+    insert_mail: Query[int]
+    inbox: Query[MailRecord]
+    one_mail: Query[MailRecord]
+    unread_mail: Query[int]
+    mark_mail_read: Query[None]
+    delete_mail: Query[None]
+    delete_presence: Query[None]
+    insert_audit: Query[None]
+    recent_audit: Query[AuditRecord]
+    insert_report: Query[int]
+    open_reports: Query[ReportRecord]
+    resolve_report: Query[None]
+    delete_mute: Query[None]
+    insert_mute: Query[None]
+    mute_until: Query[Sequence[Any]]
+    users_by_prefix: Query[UserRecord]
+    moves_since: Query[int]
+    pg_database_size: Query[int]
+    insert_presence: Query[None]
+    fresh_presence: Query[PresenceRecord]
+    forget_presence_before: Query[None]
+
     def _claims(self) -> None:
         """Claims on work one process must do at a time (see the section's comment)."""
         games = self.games
@@ -913,6 +966,123 @@ class Queries:
             claims, (func.julianday("now") - 2440587.5) * 86400.0, sqlite.insert
         )
 
+
+
+# --- mail ------------------------------------------------------------------------------
+# Private messages (issue 17, door/services/mail.py): a recipient reads only their own
+# rows, through ix_mail_recipient_id_id; every write names the recipient too, so a
+# message id from a player's keys cannot reach another player's mail.
+
+
+def _mail_queries(q: Queries) -> None:
+    mail, users = _table(MailRow), q.users
+    p = bindparam
+    q.insert_mail = Query(
+        "insert_mail",
+        _insert(mail, "sender_id", "recipient_id", "subject", "body", "sent_at")
+        .returning(mail.c.id),
+        _one_int,
+    )
+    with_sender = select(mail, users.c.name).select_from(
+        mail.outerjoin(users, users.c.id == mail.c.sender_id)
+    )
+    q.inbox = Query(
+        "inbox",
+        with_sender.where(mail.c.recipient_id == p("user_id"))
+        .order_by(mail.c.id.desc()).limit(p("limit")),
+        _mail,
+    )
+    q.one_mail = Query(
+        "one_mail",
+        with_sender.where(and_(mail.c.id == p("id"), mail.c.recipient_id == p("user_id"))),
+        _mail,
+    )
+    q.unread_mail = Query(
+        "unread_mail",
+        select(func.count()).where(
+            and_(mail.c.recipient_id == p("user_id"), mail.c.read_at.is_(None))
+        ),
+        _one_int,
+    )
+    q.mark_mail_read = _write(
+        "mark_mail_read",
+        update(mail).values(read_at=p("now")).where(
+            and_(mail.c.id == p("id"), mail.c.recipient_id == p("user_id"),
+                 mail.c.read_at.is_(None))
+        ),
+    )
+    presence = _table(PresenceRow)
+    # each process rewrites its own sessions' rows (delete, then insert: no upsert, the
+    # same on both backends); readers skip rows whose heartbeat is old (a dead process)
+    q.delete_presence = _write(
+        "delete_presence", delete(presence).where(presence.c.origin == p("origin"))
+    )
+    q.insert_presence = _write(
+        "insert_presence",
+        _insert(presence, "origin", "session", "user_id", "name", "transport", "where_text",
+                "last_key_at", "heartbeat_at"),
+    )  # fmt: skip
+    q.fresh_presence = Query(
+        "fresh_presence",
+        select(presence).where(presence.c.heartbeat_at >= p("since")),
+        _presence,
+    )
+    q.forget_presence_before = _write(
+        "forget_presence_before", delete(presence).where(presence.c.heartbeat_at < p("before"))
+    )
+    # --- the sysop's console: audit log, reports, mutes, finding users, health
+    audit, reports, mutes = _table(AuditRow), _table(ReportRow), _table(MuteRow)
+    q.insert_audit = _write(
+        "insert_audit",
+        _insert(audit, "sysop_id", "sysop_name", "action", "target", "detail", "at"),
+    )
+    q.recent_audit = Query(
+        "recent_audit", select(audit).order_by(audit.c.id.desc()).limit(p("limit")), _audit
+    )
+    q.insert_report = Query(
+        "insert_report",
+        _insert(reports, "reporter_id", "about_id", "channel", "item", "text", "created_at")
+        .returning(reports.c.id),
+        _one_int,
+    )
+    q.open_reports = Query(
+        "open_reports",
+        select(reports).where(reports.c.resolved_at.is_(None))
+        .order_by(reports.c.id).limit(p("limit")),
+        _report,
+    )
+    q.resolve_report = _write(
+        "resolve_report",
+        update(reports).values(resolved_at=p("now")).where(
+            and_(reports.c.id == p("id"), reports.c.resolved_at.is_(None))
+        ),
+    )
+    q.delete_mute = _write("delete_mute", delete(mutes).where(mutes.c.user_id == p("user_id")))
+    q.insert_mute = _write("insert_mute", _insert(mutes, "user_id", "until", "reason"))
+    q.mute_until = Query(
+        "mute_until", select(mutes.c.until).where(mutes.c.user_id == p("user_id")), _row
+    )
+    q.users_by_prefix = Query(
+        "users_by_prefix",
+        select(users).where(users.c.name_key.like(p("pattern"), escape="\\"))
+        .order_by(users.c.name_key).limit(p("limit")),
+        _user,
+    )
+    events = q.game_events
+    q.moves_since = Query(
+        "moves_since",
+        select(func.count()).where(
+            and_(events.c.kind == "move", events.c.created_at >= p("since"))
+        ),
+        _one_int,
+    )
+    q.pg_database_size = Query(
+        "pg_database_size", select(func.pg_database_size(func.current_database())), _one_int
+    )
+    q.delete_mail = _write(
+        "delete_mail",
+        delete(mail).where(and_(mail.c.id == p("id"), mail.c.recipient_id == p("user_id"))),
+    )
 
 
 # --- claims -------------------------------------------------------------------------------

@@ -257,3 +257,58 @@ class FinishedGame:
     outcome: JSONObject | None
     finished_at: datetime | None
     users: tuple[int | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MailRecord:
+    """A ``mail`` row, with its sender's name ("" for an account that is gone)."""
+
+    id: int
+    sender_id: int | None
+    recipient_id: int
+    subject: str
+    body: str
+    sent_at: datetime
+    read_at: datetime | None
+    sender_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PresenceRecord:
+    """A ``presence`` row: one signed-in session of some process."""
+
+    origin: str
+    session: int
+    user_id: int
+    name: str
+    transport: str
+    where_text: str
+    last_key_at: datetime
+    heartbeat_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRecord:
+    """An ``audit_log`` row."""
+
+    id: int
+    sysop_id: int | None
+    sysop_name: str
+    action: str
+    target: str
+    detail: str
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ReportRecord:
+    """A ``reports`` row."""
+
+    id: int
+    reporter_id: int | None
+    about_id: int | None
+    channel: str
+    item: int | None
+    text: str
+    created_at: datetime
+    resolved_at: datetime | None

@@ -28,17 +28,21 @@ from door.store.queries import (
     seat_record,
 )
 from door.store.records import (
+    AuditRecord,
     EventRecord,
     FinishedGame,
     GameRecord,
     JSONObject,
     KeyRecord,
+    MailRecord,
     NewEvent,
     OverdueGame,
     PlayerClock,
+    PresenceRecord,
     RankedRating,
     RatingChangeRecord,
     RatingRecord,
+    ReportRecord,
     SeatActivity,
     SeatRecord,
     SignupCounts,
@@ -243,6 +247,112 @@ class Repository:
     def forget_signups_before(self, before: datetime) -> None:
         """Drop sign-up log rows older than ``before`` (the limits no longer count them)."""
         self._run.execute(self._q.delete_old_signups, {"before": before})
+
+    # --- mail (door/services/mail.py) ------------------------------------------------
+
+    def insert_mail(
+        self, sender_id: int, recipient_id: int, subject: str, body: str, now: datetime
+    ) -> int:
+        """A new message; returns its id."""
+        params = {"sender_id": sender_id, "recipient_id": recipient_id, "subject": subject,
+                  "body": body, "sent_at": now}  # fmt: skip
+        return self._run.rows(self._q.insert_mail, params)[0]
+
+    def inbox(self, user_id: int, limit: int) -> list[MailRecord]:
+        """``user_id``'s messages, newest first, at most ``limit``."""
+        return self._run.rows(self._q.inbox, {"user_id": user_id, "limit": limit})
+
+    def mail(self, user_id: int, mail_id: int) -> MailRecord | None:
+        """One of ``user_id``'s messages (None: not theirs, or gone)."""
+        return _first(self._run.rows(self._q.one_mail, {"id": mail_id, "user_id": user_id}))
+
+    def unread_mail(self, user_id: int) -> int:
+        return self._run.rows(self._q.unread_mail, {"user_id": user_id})[0]
+
+    def mark_mail_read(self, user_id: int, mail_id: int, now: datetime) -> None:
+        self._run.execute(self._q.mark_mail_read, {"id": mail_id, "user_id": user_id, "now": now})
+
+    def delete_mail(self, user_id: int, mail_id: int) -> bool:
+        """Delete one of ``user_id``'s messages; False if there was none."""
+        return self._run.execute(self._q.delete_mail, {"id": mail_id, "user_id": user_id}) > 0
+
+    # --- the sysop's console (door/services/sysop.py) --------------------------------
+
+    def insert_audit(
+        self, sysop_id: int | None, sysop_name: str, action: str, target: str, detail: str,
+        now: datetime,
+    ) -> None:  # fmt: skip
+        self._run.execute(self._q.insert_audit, {
+            "sysop_id": sysop_id, "sysop_name": sysop_name, "action": action,
+            "target": target, "detail": detail, "at": now,
+        })  # fmt: skip
+
+    def recent_audit(self, limit: int) -> list[AuditRecord]:
+        """The audit log, newest first."""
+        return self._run.rows(self._q.recent_audit, {"limit": limit})
+
+    def insert_report(
+        self, reporter_id: int, about_id: int | None, channel: str, item: int | None,
+        text: str, now: datetime,
+    ) -> int:  # fmt: skip
+        return self._run.rows(self._q.insert_report, {
+            "reporter_id": reporter_id, "about_id": about_id, "channel": channel,
+            "item": item, "text": text, "created_at": now,
+        })[0]  # fmt: skip
+
+    def open_reports(self, limit: int) -> list[ReportRecord]:
+        """Reports not yet reviewed, oldest first."""
+        return self._run.rows(self._q.open_reports, {"limit": limit})
+
+    def resolve_report(self, report_id: int, now: datetime) -> bool:
+        return self._run.execute(self._q.resolve_report, {"id": report_id, "now": now}) > 0
+
+    def set_mute(self, user_id: int, until: datetime | None, reason: str = "") -> None:
+        """Mute ``user_id`` until ``until`` (None: unmute)."""
+        self._run.execute(self._q.delete_mute, {"user_id": user_id})
+        if until is not None:
+            params = {"user_id": user_id, "until": until, "reason": reason}
+            self._run.execute(self._q.insert_mute, params)
+
+    def mute_until(self, user_id: int) -> datetime | None:
+        found = self._run.rows(self._q.mute_until, {"user_id": user_id})
+        return found[0][0] if found else None
+
+    def users_by_prefix(self, prefix: str, limit: int) -> list[UserRecord]:
+        """Users whose name key starts with ``prefix``, by name."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        params = {"pattern": escaped + "%", "limit": limit}
+        return self._run.rows(self._q.users_by_prefix, params)
+
+    def moves_since(self, since: datetime) -> int:
+        return self._run.rows(self._q.moves_since, {"since": since})[0]
+
+    def database_size(self) -> int | None:
+        """PostgreSQL's size of this database in bytes (None on SQLite: see the file)."""
+        if isinstance(self._run, PgRunner):
+            return self._run.rows(self._q.pg_database_size, {})[0]
+        return None
+
+    # --- presence (door/services/presence.py) ----------------------------------------
+
+    def replace_presence(self, origin: str, rows: Sequence[PresenceRecord]) -> None:
+        """``origin``'s sessions are these now (none: it has none)."""
+        self._run.execute(self._q.delete_presence, {"origin": origin})
+        if rows:
+            self._run.execute_many(self._q.insert_presence, [
+                {"origin": r.origin, "session": r.session, "user_id": r.user_id,
+                 "name": r.name, "transport": r.transport, "where_text": r.where_text,
+                 "last_key_at": r.last_key_at, "heartbeat_at": r.heartbeat_at}
+                for r in rows
+            ])  # fmt: skip
+
+    def fresh_presence(self, since: datetime) -> list[PresenceRecord]:
+        """Every process's sessions reported at or after ``since``."""
+        return self._run.rows(self._q.fresh_presence, {"since": since})
+
+    def forget_presence_before(self, before: datetime) -> None:
+        """Drop rows no process has renewed since ``before`` (processes that died)."""
+        self._run.execute(self._q.forget_presence_before, {"before": before})
 
     # --- games and seats ------------------------------------------------------------------
 

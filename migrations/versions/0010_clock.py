@@ -1,7 +1,7 @@
 """the correspondence clock: time banks, weekends off, vacations, players' time zones
 
 Revision ID: 0010
-Revises: 0007
+Revises: 0009
 Create Date: 2026-12-02
 
 The clock of issue 18 (door/services/timecontrol.py). Its options are columns of
@@ -35,7 +35,7 @@ from alembic import op
 from door.store.models import UTCDateTime
 
 revision: str = "0010"
-down_revision: str | None = "0007"
+down_revision: str | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

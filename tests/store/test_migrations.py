@@ -20,6 +20,7 @@ TABLES = {
     "rating_changes",
     "claims",
     "vacations",
+    "mail", "presence", "audit_log", "reports", "mutes",  # 0009 (issue 17)
 }
 
 
