@@ -67,6 +67,7 @@ from door.store.retry import Backoff
 log = logging.getLogger(__name__)
 
 SPECTRANGLE_LEVELS: tuple[tuple[str, str], ...] = (
+    ("spectrangle-novice", "Novice: places any piece that fits, without weighing the score"),
     ("spectrangle-greedy", "Greedy: takes the best score it can see right now"),
     ("spectrangle-strong", "Strong: weighs what its move leaves to the next players"),
 )
