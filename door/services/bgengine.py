@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from door.games.backgammon import pubeval
+from door.games.backgammon import fallback, pubeval
 from door.games.backgammon.moves import (
     ACCEPT,
     BEAVER,
@@ -426,8 +426,8 @@ class BgEngine:
             nd,
             dt,
             1.0,
-            pubeval.should_double(p, mine),
-            pubeval.should_take(pubeval.invert(p), theirs),
+            fallback.should_double(p, mine),
+            fallback.should_take(pubeval.invert(p), theirs),
         )
 
     def _pre_roll_probs(self, state: BackgammonState) -> list[float]:
@@ -515,8 +515,8 @@ class BgEngine:
             return take, take and cv.beavers and float(d.equity_dt) < 0.0
         p = pubeval.invert(pubeval.pre_roll_probabilities(board))
         cs = cv.for_pubeval(flipped=True)
-        take = pubeval.should_take(p, cs)
-        return take, take and pubeval.should_beaver(p, cs)
+        take = fallback.should_take(p, cs)
+        return take, take and fallback.should_beaver(p, cs)
 
     def _accepts_resignation(self, state: BackgammonState) -> bool:
         """Should the seat facing a resignation offer accept it?"""

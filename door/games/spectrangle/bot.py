@@ -70,8 +70,8 @@ def choose_move(
 def rank_moves(state: SpectrangleState, level: str = "strong") -> list[tuple[Move, float]]:
     """Every legal action of the seat to act with the level's value for it, best first.
 
-    For ``greedy`` and ``novice`` the value is the immediate score; for ``strong`` it is the score minus
-    the weighted replies it allows (see the module docstring). When no placement is
+    For ``greedy`` and ``novice`` the value is the immediate score; for ``strong`` it is
+    the score minus the weighted replies it allows (see the module docstring). When no placement is
     possible: swaps (when the bag has pieces) and ``pass``, valued for the stuck player.
     """
     seat = state.turn
