@@ -9,7 +9,8 @@ time is timed per level over the same games.
 Prints the figures, then one JSON line: ``spectrangle_win_rates`` ({"a>b": rate of a
 against b}), ``spectrangle_next_lower`` (each level against the next lower one; target
 >= 0.6), ``spectrangle_move_p95_ms`` per level (target <= 50), ``spectrangle_games``,
-and the fallback's figures from :func:`fallback_strength`.
+and with ``--bg-games N`` the fallback's figures from :func:`fallback_strength` (needs
+bench/strength.py and bgsage).
 """
 
 from __future__ import annotations
@@ -105,13 +106,46 @@ def spectrangle_strength(games: int, seed: int) -> dict[str, object]:
     }
 
 
+def fallback_strength(games: int, seed: int) -> dict[str, object]:
+    """The bgsage-free fallback's error x1000 and move time, analysed by bgsage.
+
+    Plays ``games`` money games of the fallback (``BgEngine(..., use_bgsage=False)``)
+    against the reference with ``bench/strength.py``'s analyst (every decision judged by
+    bgsage 2-ply / 3-ply cube), seats alternating. ``None`` figures where that bench or
+    bgsage is missing.
+    """
+    try:
+        import strength as sb  # bench/strength.py (bench/ is on sys.path when run from it)
+    except ImportError:
+        try:
+            from bench import strength as sb
+        except ImportError:
+            return {"fallback_error_x1000": None, "fallback_games": 0}
+    if not sb.has_bgsage():
+        return {"fallback_error_x1000": None, "fallback_games": 0}
+    analyst = sb.Analyst()
+    total = sb.Tally()
+    for g in range(games):
+        total.add(sb.play_one(sb.FALLBACK, g % 2, sb.MONEY, seed + 1000 * g, analyst))
+    return {
+        "fallback_error_x1000": sb.rate(total.losses),
+        "fallback_cube_error_x1000": sb.rate(total.cube_losses),
+        "fallback_decisions": len(total.losses),
+        "fallback_games": games,
+        "fallback_move_ms_p95": round(_p95(total.times_ms), 1),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--bg-games", type=int, default=0, help="fallback money games")
     args = parser.parse_args()
     t0 = time.perf_counter()
     result: dict[str, object] = dict(spectrangle_strength(args.games, args.seed))
+    if args.bg_games:
+        result.update(fallback_strength(args.bg_games, args.seed))
     for key, value in result.items():
         print(f"{key}: {value}")
     print(f"took {time.perf_counter() - t0:.1f} s")

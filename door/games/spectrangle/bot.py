@@ -12,6 +12,12 @@ Three levels, weakest first (reference §6.3):
   opens. Replies are worked out incrementally: a placement only changes the options on its
   own field and its up to three neighbours, so everything else is computed once per turn.
 
+Measured (``bench/strength_fallback.py --games 400 --seed 1``, 2 players, seats
+alternating): greedy beats novice 0.976, strong beats greedy 0.954, strong beats novice
+0.994. At bigger tables against greedy players (a fair share is 1/3 or 1/4): strong wins
+0.525 of 3-player and 0.292 of 4-player games, novice 0.02 and 0.015. Move time p95:
+novice 0.1 ms, greedy 0.2 ms, strong 5.6 ms.
+
 ``greedy`` and ``strong`` are deterministic given the state, except for an optional ``rng``
 used only to break exact ties. ``novice`` draws its placement from ``rng``; without one it
 draws from a generator seeded by the position, so it too is a function of the state.
