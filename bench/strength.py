@@ -29,7 +29,7 @@ the expert's cube is judged by a stronger player than itself. Figures:
 Note that the expert's checker plays are judged by its own 2-ply search, so their error
 is ~0 by construction; its figure is its cube error in effect (see ``cube_error_x1000``).
 
-Spectrangle: :func:`spectrangle_win_rates` (a placeholder here; ``null`` in the JSON).
+Spectrangle: :func:`spectrangle_win_rates` (every level against every other).
 
 The last line printed is one JSON object.
 """
@@ -216,12 +216,14 @@ def _job(job: tuple[str, int, dict[str, Any], int]) -> tuple[str, bool, Tally]:
     return level, options["match_length"] > 0, play_one(level, seat, options, seed, _ANALYST)
 
 
-def spectrangle_win_rates(args: argparse.Namespace) -> dict[str, float] | None:
-    """Each Spectrangle level's win rate against the next lower one (target >= 0.6).
+def spectrangle_win_rates(args: argparse.Namespace) -> dict[str, Any]:
+    """Each Spectrangle level against every other (2 players; the target is a win rate of
+    at least 0.6 against the next lower level) and against greedy at 3-4 players, with
+    move times: bench/strength_fallback.py's ``spectrangle_strength``."""
+    from strength_fallback import spectrangle_strength
 
-    A placeholder: the Spectrangle levels are measured elsewhere (issue 22, point 5);
-    ``None`` (``null`` in the JSON) until this plays them."""
-    return None
+    found: dict[str, Any] = spectrangle_strength(args.spectrangle_games, args.seed)
+    return found
 
 
 def rate(losses: list[float]) -> float | None:
@@ -235,6 +237,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--levels", default="", help="comma-separated subset of the levels")
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--spectrangle-games", type=int, default=200,
+                    help="2-player Spectrangle games per pair of levels")
     args = ap.parse_args()
     names = [n for n, _ in BG_LEVELS] if has_bgsage() else []
     if args.levels:

