@@ -75,6 +75,7 @@ from door.store.records import (
     UserRecord,
 )
 from door.store.runner import Query
+from door.store.tournaments import TournamentQueries
 
 ListWhich = Literal["invited", "open", "active", "mine", "waiting", "finished"]
 LISTS: tuple[ListWhich, ...] = ("invited", "open", "active", "mine", "waiting", "finished")
@@ -219,6 +220,7 @@ class Queries:
         self._ratings()
         self._claims()
         self.archive = ArchiveQueries(self.games, self.seats)
+        self.tournaments = TournamentQueries()
 
     def _users_and_keys(self) -> None:
         """Accounts, SSH keys, BBS identities."""
