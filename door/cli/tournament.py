@@ -128,7 +128,7 @@ def run_create(args: argparse.Namespace) -> int:
 
 def run_list(args: argparse.Namespace) -> int:
     async def body(t: Tournaments) -> str:
-        rows = await t.list(("open", "running", "finished", "cancelled", "template"))
+        rows = await t.listing(("open", "running", "finished", "cancelled", "template"))
         lines = [f"{'id':>5}  {'status':<9} {'format':<10} {'game':<11} {'size':>4}  name"]
         for r in rows:
             lines.append(

@@ -76,16 +76,6 @@ class TournamentQueries:
         self.lock = Query(
             "t_lock", select(t).where(t.c.id == p("id")).with_for_update(), _tournament
         )
-        # one tournament due for work that no other process holds (the sweep's claim)
-        self.claim_due = Query(
-            "t_claim_due",
-            select(t)
-            .where(and_(t.c.status.in_(("open", "running")), t.c.id.not_in(p("skip", expanding=True))))
-            .order_by(t.c.id)
-            .limit(1)
-            .with_for_update(skip_locked=True),
-            _tournament,
-        )
         self.due_ids = Query(
             "t_due_ids",
             select(t.c.id).where(t.c.status.in_(("open", "running"))).order_by(t.c.id),
@@ -100,7 +90,7 @@ class TournamentQueries:
             _tournament,
         )
         self.all_ids = Query("t_all_ids", select(t.c.id).order_by(t.c.id), _one_int)
-        self.save = Query(
+        self.save: Query[None] = Query(
             "t_save",
             update(t)
             .where(and_(t.c.id == p("id"), t.c.version == p("w_version")))
@@ -117,20 +107,20 @@ class TournamentQueries:
             .order_by(e.c.entered_at, e.c.user_id),
             _entry,
         )  # fmt: skip
-        self.insert_entry = Query(
+        self.insert_entry: Query[None] = Query(
             "t_insert_entry",
             insert(e).values({e.c[n]: p(n) for n in (
                 "tournament_id", "user_id", "rating", "entered_at", "withdrawn", "forfeited",
                 "position")}),
         )  # fmt: skip
-        self.save_entry = Query(
+        self.save_entry: Query[None] = Query(
             "t_save_entry",
             update(e)
             .where(and_(e.c.tournament_id == p("tournament_id"), e.c.user_id == p("user_id")))
             .values({e.c.withdrawn: p("withdrawn"), e.c.forfeited: p("forfeited"),
                      e.c.position: p("position")}),
         )  # fmt: skip
-        self.insert_table = Query(
+        self.insert_table: Query[None] = Query(
             "t_insert_table",
             insert(g).values({g.c[n]: p(n) for n in (
                 "tournament_id", "round_no", "table_no", "seats", "game_id")}),
@@ -192,12 +182,6 @@ class TournamentRepo:
     def lock(self, tournament_id: int) -> TournamentRecord | None:
         """:meth:`get`, the row locked until this transaction ends."""
         found = self._run.rows(self._q.lock, {"id": tournament_id})
-        return found[0] if found else None
-
-    def claim_due(self, skip: Sequence[int]) -> TournamentRecord | None:
-        """An open or running tournament not in ``skip`` that no other transaction
-        holds, locked (``FOR UPDATE SKIP LOCKED`` on PostgreSQL)."""
-        found = self._run.rows(self._q.claim_due, {"skip": list(skip)})
         return found[0] if found else None
 
     def due_ids(self) -> list[int]:

@@ -17,6 +17,7 @@ the stored entrants and results, which is what ``door check`` does too (``audit`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 from collections.abc import Sequence
@@ -24,10 +25,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from door.services.clock import Clock
-from door.services.games import GameService, GameSnapshot, LobbyError
-from door.services.games.core import Change
-from door.services.ratings import START_RATING
 from door.services.tournaments.formats import (
     Entrant,
     GameResult,
@@ -36,6 +33,11 @@ from door.services.tournaments.formats import (
     Table,
     make_format,
 )
+
+from door.services.clock import Clock
+from door.services.games import GameService, GameSnapshot, LobbyError
+from door.services.games.core import Change
+from door.services.ratings import START_RATING
 from door.store.db import Database
 from door.store.records import EntryRecord, JSONObject, TableRecord, TournamentRecord
 from door.store.repository import ConflictError, Repository
@@ -362,10 +364,8 @@ class Tournaments:
 
         await self.db.transact(action)
         for game_id in resign:
-            try:
+            with contextlib.suppress(LobbyError):  # over meanwhile
                 await self.games.resign(game_id, user_id)
-            except LobbyError:
-                pass  # over meanwhile
         await self.advance(tid)
 
     async def cancel(self, tid: int, note: str = "cancelled by the sysop") -> None:
@@ -494,9 +494,15 @@ class Tournaments:
         for _ in range(64):  # rounds of byes only follow each other at once
             made: list[tuple[GameSnapshot, Change]] = []
             followers: list[int] = []
-            step = await self.db.transact(
-                lambda repo: self._advance_in(repo, tid, made, followers)
-            )
+
+            def action(
+                repo: Repository,
+                made: list[tuple[GameSnapshot, Change]] = made,
+                followers: list[int] = followers,
+            ) -> bool:
+                return self._advance_in(repo, tid, made, followers)
+
+            step = await self.db.transact(action)
             for snapshot, change in made:
                 self.games.notices.after_commit(snapshot, change)
             if not step:
@@ -579,7 +585,8 @@ class Tournaments:
             for uid in table.seats:
                 e = by_id[uid]
                 players.append((uid, self.level_of(t.kind, e.user_name) if e.is_bot else None))
-            opts = dict(t.options.get("game") or {})  # type: ignore[call-overload]
+            given = t.options.get("game")
+            opts = dict(given) if isinstance(given, dict) else {}
             creator = t.created_by if t.created_by is not None else table.seats[0]
             deadline = int(t.options.get("deadline_hours", 168))  # type: ignore[arg-type]
             snapshot, change = self.games.lobby.create_seated(
@@ -597,7 +604,10 @@ class Tournaments:
         self, repo: Repository, tr: TournamentRepo, t: TournamentRecord,
         entries: Sequence[EntryRecord], now: datetime,
     ) -> bool:  # fmt: skip
-        applied = set(t.options.get("applied") or [])  # type: ignore[arg-type]
+        given = t.options.get("applied")
+        applied: set[int] = set()
+        if isinstance(given, list):
+            applied = {x for x in given if isinstance(x, int)}
         tables = tr.tables(t.id)
         live = [e for e in entries if not e.withdrawn]
         positions = _positions([e for e in live if not e.forfeited])
@@ -623,7 +633,7 @@ class Tournaments:
                 if pos != e.position:
                     tr.save_entry(replace(e, position=pos))
         opts = dict(t.options)
-        opts["applied"] = sorted(applied)
+        opts["applied"] = [*sorted(applied)]
         new = replace(t, options=opts, version=t.version + 1)
         if over and not pending:
             new = replace(new, status="finished", finished_at=now,
@@ -680,8 +690,12 @@ class Tournaments:
             winner = user.name if user is not None else None
         return TournamentView(t, tuple(entries), tuple(tables), tuple(standings), winner)
 
-    async def list(self, statuses: Sequence[str] = ("open", "running", "finished")) -> list[TournamentRecord]:
-        return await self.db.run_read(lambda repo: repo.tournaments().by_status(list(statuses)))
+    async def listing(
+        self, statuses: Sequence[str] = ("open", "running", "finished")
+    ) -> list[TournamentRecord]:
+        """Tournaments of these statuses, newest first."""
+        wanted = [*statuses]
+        return await self.db.run_read(lambda repo: repo.tournaments().by_status(wanted))
 
     async def entered_by(self, user_id: int) -> list[TournamentView]:
         def read(repo: Repository) -> list[TournamentView]:
