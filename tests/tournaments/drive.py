@@ -44,7 +44,9 @@ async def finish_round(
             await tours.settle()
             view = await tours.show(tid)
             if not any(
-                t.game_status == "active" for t in view.tables if t.round_no == view.record.rounds_made
+                t.game_status == "active"
+                for t in view.tables
+                if t.round_no == view.record.rounds_made
             ):
                 break
     await tours.settle()
@@ -76,7 +78,9 @@ async def _move_talkers(tours: Tournaments, games: GameService, tid: int, quiet:
             legal = rules.legal_moves(snap.state)
             if not legal:
                 break
-            await games.submit(info.id, seat.user_id, rules.format_move(snap.state, legal[0]), info.version)
+            await games.submit(
+                info.id, seat.user_id, rules.format_move(snap.state, legal[0]), info.version
+            )
 
 
 async def play_out(

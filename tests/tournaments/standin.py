@@ -47,14 +47,23 @@ class Knockout:
             r += 1
         return r
 
-    def _alive(self, entrants: Sequence[Entrant], results: Sequence[GameResult], upto: int) -> list[int]:
+    def _alive(
+        self, entrants: Sequence[Entrant], results: Sequence[GameResult], upto: int
+    ) -> list[int]:
         alive = [e.user_id for e in sorted(entrants, key=lambda e: (-e.rating, e.user_id))]
         for r in range(1, upto + 1):
             winners = {x.placing[0] for x in results if x.round_no == r}
             alive = [u for u in alive if u in winners]
         return alive
 
-    def pair(self, round_no: int, entrants: Sequence[Entrant], results: Sequence[GameResult], *, absent: frozenset[int] = frozenset()) -> list[Table]:
+    def pair(
+        self,
+        round_no: int,
+        entrants: Sequence[Entrant],
+        results: Sequence[GameResult],
+        *,
+        absent: frozenset[int] = frozenset(),
+    ) -> list[Table]:
         alive = self._alive(entrants, results, round_no - 1)
         if round_no == 1:
             size = 1 << self.total_rounds(len(alive))
@@ -68,7 +77,9 @@ class Knockout:
             tables.append(Table((rest[i], rest[len(rest) - 1 - i])))
         return tables
 
-    def standings(self, entrants: Sequence[Entrant], results: Sequence[GameResult]) -> list[Standing]:
+    def standings(
+        self, entrants: Sequence[Entrant], results: Sequence[GameResult]
+    ) -> list[Standing]:
         won = {e.user_id: 0 for e in entrants}
         for x in results:
             if len(x.seats) > 1:
@@ -94,7 +105,9 @@ class Ladder:
         c, t = positions.index(challenger), positions.index(target)
         return 0 < c - t <= self.reach
 
-    def after_result(self, positions: tuple[int, ...], challenger: int, target: int, winner: int) -> tuple[int, ...]:
+    def after_result(
+        self, positions: tuple[int, ...], challenger: int, target: int, winner: int
+    ) -> tuple[int, ...]:
         if winner != challenger:
             return positions
         p = list(positions)

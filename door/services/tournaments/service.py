@@ -130,7 +130,8 @@ def format_of(t: TournamentRecord) -> Any:
     o = t.options
     rounds = o.get("rounds")
     return make_format(
-        t.format, table_size=int(o.get("table_size", 2) or 2),  # type: ignore[arg-type]
+        t.format,
+        table_size=int(o.get("table_size", 2) or 2),  # type: ignore[arg-type]
         rounds=None if rounds is None else int(rounds),  # type: ignore[arg-type]
     )
 
@@ -202,9 +203,7 @@ class Tournaments:
             from door.services.games.lobby import _checked
             from door.services.games.model import SeatSpec
 
-            game_opts = _checked(
-                rules, game_opts, [SeatSpec("open")] * table_size, deadline_hours
-            )
+            game_opts = _checked(rules, game_opts, [SeatSpec("open")] * table_size, deadline_hours)
         except LobbyError as exc:
             raise TournamentError(str(exc)) from None
         options["game"] = game_opts
@@ -298,8 +297,13 @@ class Tournaments:
     def _entry(self, repo: Repository, tid: int, kind: str, uid: int, now: datetime) -> EntryRecord:
         rating = repo.ratings(kind, [uid]).get(uid)
         return EntryRecord(
-            tid, uid, START_RATING if rating is None else float(rating.rating), now,
-            False, False, None,
+            tid,
+            uid,
+            START_RATING if rating is None else float(rating.rating),
+            now,
+            False,
+            False,
+            None,
         )
 
     # --- entering -----------------------------------------------------------------------

@@ -73,6 +73,8 @@ class MainMenu(Screen):
             MenuItem("I", "Instructions: using door, and the rules of each game",
                      MainMenu.instructions),
             MenuItem("R", "Rank the top players", MainMenu.rank),
+            MenuItem("T", "Tournaments: enter one, follow the brackets and tables",
+                     MainMenu.tournaments),
             MenuItem("A", "Archive: finished games to search and replay", MainMenu.archive),
             MenuItem("Y", "Your settings: charset, colour, password", MainMenu.settings),
             MenuItem("G", "Goodbye", MainMenu.goodbye),
@@ -154,6 +156,11 @@ class MainMenu(Screen):
         from door.ui.screens.rank import RankScreen
 
         return Push(RankScreen())
+
+    async def tournaments(self, ctx: Context) -> Transition | None:
+        from door.ui.screens.tournaments import TournamentsScreen
+
+        return Push(TournamentsScreen())
 
     async def archive(self, ctx: Context) -> Transition | None:
         from door.ui.screens.archive import ArchiveScreen
