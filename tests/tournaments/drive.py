@@ -66,7 +66,7 @@ async def _move_talkers(tours: Tournaments, games: GameService, tid: int, quiet:
         info = snap.info
         if info.to_act is None:
             continue
-        seat = [s for s in info.seats if s.seat == info.to_act][0]
+        seat = next(s for s in info.seats if s.seat == info.to_act)
         if seat.user_id in quiet or seat.user_id is None:
             continue
         rules = games.rules_for(info.kind)

@@ -91,6 +91,7 @@ class MainMenu(Screen):
         self.waiting = list(page)
         _, self.open_total = await games.list_games("open", uid, limit=1)
         self.invited_total = len(getattr(self.summary, "invitations", []))
+        self.tournament_news = await tournament_news(ctx, uid)
         selected = self.menu.selected
         items = self._items(self.waiting_total, self.open_total, ctx.sound, self.invited_total)
         self.menu = Menu(items, selected)
@@ -231,6 +232,8 @@ class MainMenu(Screen):
         for item in getattr(s, "news", []):
             style = INVITE_STYLE if item.invited else GAME_STYLE
             lines.append((f"{ctx.glyphs.bullet} {news_sentence(item, now)}", style))
+        for text in getattr(self, "tournament_news", []):
+            lines.append((f"{ctx.glyphs.bullet} {text}", GAME_STYLE))
         return lines
 
     def fitted_lines(self, ctx: Context, width: int, room: int) -> list[tuple[str, Style]]:
@@ -250,6 +253,26 @@ class MainMenu(Screen):
             out.append((more_line(left, ctx), MORE_STYLE))
             break
         return out
+
+async def tournament_news(ctx: Context, user_id: int) -> list[str]:
+    """"Your next game in <tournament>: …" for each event ``user_id`` is in."""
+    tours = getattr(ctx.services, "tournaments", None)
+    if tours is None:
+        return []
+    from door.services.tournaments.service import placing_of
+
+    out = []
+    for view in await tours.entered_by(user_id):
+        name = clean(view.record.name, 30)
+        mine = [t for t in view.tables if user_id in t.seats and t.game_id is not None]
+        live = [t for t in mine if placing_of(t) is None]
+        if live:
+            others = ", ".join(clean(view.name_of(u), 20) for u in live[0].seats if u != user_id)
+            out.append(f"Your next game in {name}: #{live[0].game_id} against {others}")
+        elif view.record.status == "open":
+            out.append(f"{name} starts when it fills ({len(view.entries)} of {view.record.size})")
+    return out
+
 
 async def toggle_sound(ctx: Context) -> None:
     """Flip the user's sound setting, remember it, and say so."""
