@@ -19,6 +19,7 @@ TABLES = {
     "users", "ssh_keys", "bbs_identities", "games", "seats", "game_events", "ratings", "signups",
     "rating_changes",
     "claims",
+    "tournaments", "tournament_entries", "tournament_games",
 }
 
 
