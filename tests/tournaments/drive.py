@@ -28,8 +28,14 @@ async def finish_round(
         assert tab.game_id is not None
         talkers = [u for u in tab.seats if u not in quiet]
         if len(talkers) == len(tab.seats):
-            loser = rng.choice(list(tab.seats))
-            await games.resign(tab.game_id, loser)
+            # resign one after another (a Spectrangle table plays on with the rest)
+            left = list(tab.seats)
+            while len(left) > 1:
+                loser = rng.choice(left)
+                left.remove(loser)
+                snap = await games.resign(tab.game_id, loser)
+                if snap.info.status != "active":
+                    break
             ended += 1
         elif talkers and len(tab.seats) == 2:
             # the silent one's opponent plays on; the silent one times out
