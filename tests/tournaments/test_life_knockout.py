@@ -114,3 +114,20 @@ async def test_fill_with_bots_enters_distinct_computer_accounts(
     seats = (await games.get(view.tables[0].game_id or 0)).info.seats
     assert {s.kind for s in seats} == {"bot"}
     assert {s.name for s in seats} == {"bg-beginner"}
+
+
+async def test_tournament_games_are_marked_in_game_lists_and_records(
+    db: Database, clock: FakeClock, games: GameService, tours: Tournaments
+) -> None:
+    from door.services.export import Exporter
+
+    users = await make_users(db, clock, 2)
+    tid = await tours.create(users[0], "Marked cup", "backgammon", "knockout", 2)
+    for u in users:
+        await tours.enter(tid, u)
+    listed, _ = await games.list_games("mine", users[0])
+    assert [g.tournament for g in listed] == ["Marked cup, round 1"]
+    record = await Exporter(games, public_finished=True).export(
+        listed[0].id, "json", users[0]
+    )
+    assert '"tournament": "Marked cup, round 1"' in record.text

@@ -102,6 +102,9 @@ class GameInfo:
     last_seq: int
     dice: DiceProof | None = None
     """The dice proof as it may be shown now (the seed only once the game is over)."""
+    tournament: str | None = None
+    """"<tournament>, round N" for a tournament game (filled in the game lists and
+    records; None elsewhere and for an ordinary game)."""
 
     def seat_of(self, user_id: int) -> int | None:
         """The (first) seat ``user_id`` plays, or None."""
