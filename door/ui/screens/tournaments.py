@@ -42,13 +42,14 @@ class TournamentsScreen(KeyedScreen):
         self.view: ListView[Any] = ListView(page_size=12)
         self.honour: list[str] = []
 
-    async def load(self, ctx: Context) -> None:
+    async def load(self, ctx: Context, offset: int = 0) -> None:
         tours = ctx.services.tournaments
         if tours is None:
             return
         self.view.page_size = max(ctx.caps.height - 12, 3)
         rows = await tours.listing((TABS[self.tab][0],))
-        self.view.set_page(rows[: self.view.page_size * 20], len(rows), 0)
+        size = self.view.page_size
+        self.view.set_page(rows[offset : offset + size], len(rows), offset)
         if TABS[self.tab][0] == "finished":
             self.honour = []
             for t in rows[:5]:
@@ -78,6 +79,8 @@ class TournamentsScreen(KeyedScreen):
         action = self.view.handle(event_of(key))
         if action is not None and action.kind == "open" and action.item is not None:
             return Push(TournamentScreen(action.item.id))
+        if action is not None and action.kind == "page":
+            await self.load(ctx, action.offset)
         return None
 
     # fmt: off
