@@ -86,9 +86,17 @@ class Services:
         """Every ``tournament_sweep_s``: advance what is due (a start time reached, a
         round a crash left unmade); each advance happens once whoever does it."""
         assert self.tournaments is not None
+        loop = asyncio.get_running_loop()
+        next_scan = loop.time()
         while True:
             try:
                 await self.tournaments.sweep()
+                scan = getattr(self.bots, "scan", None)
+                if scan is not None and loop.time() >= next_scan:
+                    # a bot game the runner put down (it stops after so many actions a
+                    # wake) would hold its round up for ever: look for bot turns again
+                    next_scan = loop.time() + 10.0
+                    await scan()
             except asyncio.CancelledError:
                 raise
             except Exception:  # the database out of reach, a bad event: again soon
