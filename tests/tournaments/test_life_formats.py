@@ -107,3 +107,23 @@ async def test_a_ladder_challenge_beyond_the_reach_is_refused(
     order = [s.user_id for s in (await tours.show(tid)).standings]
     with pytest.raises(TournamentError, match="a few places above"):
         await tours.challenge(tid, order[-1], order[0])
+
+
+async def test_a_ladder_challenge_not_answered_in_time_is_lost(
+    db: Database, clock: FakeClock, games: GameService, tours: Tournaments
+) -> None:
+    from tests.tournaments.drive import finish_round
+
+    users = await make_users(db, clock, 4)
+    tid = await tours.create(
+        users[0], "Ladder", "backgammon", "ladder", 4, reach=1, deadline_hours=24
+    )
+    for u in users:
+        await tours.enter(tid, u)
+    order = [s.user_id for s in (await tours.show(tid)).standings]
+    challenger, target = order[3], order[2]
+    await tours.challenge(tid, challenger, target)
+    await finish_round(tours, games, clock, tid, silent={target})
+    await tours.sweep()
+    after = [s.user_id for s in (await tours.show(tid)).standings]
+    assert after.index(challenger) == 2 and after.index(target) == 3
