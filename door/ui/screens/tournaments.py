@@ -167,6 +167,7 @@ class TournamentScreen(KeyedScreen):
         self.view: Any = None
         self.top = 0
         self.message = ""
+        self.sysop = False
 
     @property
     def title(self) -> str:  # type: ignore[override]
@@ -179,6 +180,7 @@ class TournamentScreen(KeyedScreen):
             self.view = await tours.show(self.tid)
 
     async def on_enter(self, ctx: Context) -> None:
+        self.sysop = ctx.user is not None and ctx.user.is_sysop
         await self.load(ctx)
 
     def lines(self) -> list[str]:
@@ -229,6 +231,21 @@ class TournamentScreen(KeyedScreen):
         ctx.status(self.message)
         await self.load(ctx)
 
+    async def do_cancel(self, ctx: Context, key: str) -> None:
+        """A sysop cancels the tournament (the sysop's console for it)."""
+        tours = ctx.services.tournaments
+        if tours is None or ctx.user is None or not ctx.user.is_sysop:
+            return
+        from door.services.tournaments.service import TournamentError
+
+        try:
+            await tours.cancel(self.tid, f"cancelled by {ctx.user.name}")
+            self.message = "Cancelled."
+        except TournamentError as exc:
+            self.message = str(exc)
+        ctx.status(self.message)
+        await self.load(ctx)
+
     def page(self, ctx: Context, key: str) -> None:
         room = max(ctx.caps.height - 6, 4)
         if key in ("n", "pagedown", "down"):
@@ -247,6 +264,8 @@ class TournamentScreen(KeyedScreen):
             Binding(("e",), "E)nter", "E: enter this tournament", do_enter),
             Binding(("w",), "W)ithdraw", "W: withdraw (a running one: forfeit the rest)",
                     do_withdraw),
+            Binding(("x",), "X)cancel", "X: cancel this tournament (sysops)", do_cancel,
+                    when=lambda s: s.sysop),
             Binding(("n", "p", "pagedown", "pageup", "up", "down"), "N)ext P)rev page",
                     "N P Up Down: page through", page),
             Binding(("q", "escape"), "Q)uit", "Q or Esc: back", back),
