@@ -130,7 +130,8 @@ def _pair_twos(
     if len(order) % 2:
         # Lowest-ranked first among those with the fewest byes (0 whenever anyone has none).
         rank = {u: i for i, u in enumerate(order)}
-        bye_order = list(sorted(order, key=lambda u: (byes.get(u, 0), -rank[u])))
+        candidates: list[int] = sorted(order, key=lambda u: (byes.get(u, 0), -rank[u]))
+        bye_order = list(candidates)
     max_repeats = 0
     while True:
         for bye in bye_order:
