@@ -43,7 +43,10 @@ def play(
 
 def pairs_of(rounds: Sequence[Sequence[Table]]) -> list[tuple[int, int]]:
     return [
-        (min(a, b), max(a, b)) for tables in rounds for t in tables for a, b in combinations(t.seats, 2)
+        (min(a, b), max(a, b))
+        for tables in rounds
+        for t in tables
+        for a, b in combinations(t.seats, 2)
     ]
 
 

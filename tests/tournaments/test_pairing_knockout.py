@@ -47,7 +47,12 @@ def test_sixty_four_player_knockout_golden() -> None:
     assert len([r for r in results if len(r.seats) == 2]) == 63
     assert KO.winner(entrants, results) == 1
     top = KO.standings(entrants, results)[:4]
-    assert [(s.user_id, s.points, s.won) for s in top] == [(1, 6, 6), (2, 5, 5), (3, 4, 4), (4, 4, 4)]
+    assert [(s.user_id, s.points, s.won) for s in top] == [
+        (1, 6, 6),
+        (2, 5, 5),
+        (3, 4, 4),
+        (4, 4, 4),
+    ]
 
 
 def test_the_next_round_needs_every_result_of_the_last() -> None:
@@ -91,4 +96,11 @@ def test_any_knockout_halves_each_round_to_one_winner(n: int, data: st.DataObjec
         assert s.won == sum(1 for r in results if len(r.seats) == 2 and r.placing[0] == s.user_id)
     assert [s.rank for s in table] == list(range(1, n + 1))
     # Deterministic: the same games give the same pairings.
-    assert play(KO, entrants, lambda r, s: next(x.placing for x in results if x.round_no == r and x.seats == s))[1] == rounds
+    assert (
+        play(
+            KO,
+            entrants,
+            lambda r, s: next(x.placing for x in results if x.round_no == r and x.seats == s),
+        )[1]
+        == rounds
+    )
