@@ -9,18 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.tournaments import standin
-
-standin.install()
-
-from door.games.registry import build_registry  # noqa: E402
-from door.services.accounts import name_key  # noqa: E402
-from door.services.clock import FakeClock  # noqa: E402
-from door.services.games import GameService  # noqa: E402
-from door.services.notify import LocalHub  # noqa: E402
-from door.services.tournaments.service import Tournaments  # noqa: E402
-from door.store.db import Database  # noqa: E402
-from tests.store import dbutil  # noqa: E402
+from door.games.registry import build_registry
+from door.services.accounts import name_key
+from door.services.clock import FakeClock
+from door.services.games import GameService
+from door.services.notify import LocalHub
+from door.services.tournaments.service import Tournaments
+from door.store.db import Database
+from tests.store import dbutil
 
 
 @pytest.fixture(scope="session")

@@ -25,7 +25,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from door.services.tournaments.formats import (
+from door.services.clock import Clock
+from door.services.games import GameService, GameSnapshot, LobbyError
+from door.services.games.core import Change
+from door.services.ratings import START_RATING
+from door.services.tournaments import (
     Entrant,
     GameResult,
     Ladder,
@@ -33,11 +37,6 @@ from door.services.tournaments.formats import (
     Table,
     make_format,
 )
-
-from door.services.clock import Clock
-from door.services.games import GameService, GameSnapshot, LobbyError
-from door.services.games.core import Change
-from door.services.ratings import START_RATING
 from door.store.db import Database
 from door.store.records import EntryRecord, JSONObject, TableRecord, TournamentRecord
 from door.store.repository import ConflictError, Repository
