@@ -242,6 +242,17 @@ class AccountsConfig:
 
 
 @dataclass(frozen=True)
+class TournamentsConfig:
+    """Tournaments (issue 19): whether ordinary players may create them (sysops always
+    may), and how often the sweep looks for tournaments due to start, advance or close
+    (the next round is made as soon as a round's last game ends; the sweep catches what a
+    crash left), in seconds."""
+
+    players_may_create: bool = False
+    sweep_interval_s: float = 30.0
+
+
+@dataclass(frozen=True)
 class Config:
     data_dir: Path = Path("door-data")
     server: ServerConfig = field(default_factory=ServerConfig)
@@ -253,6 +264,7 @@ class Config:
     bots: BotsConfig = field(default_factory=BotsConfig)
     bans: BansConfig = field(default_factory=BansConfig)
     accounts: AccountsConfig = field(default_factory=AccountsConfig)
+    tournaments: TournamentsConfig = field(default_factory=TournamentsConfig)
 
     @property
     def host_key_path(self) -> Path:

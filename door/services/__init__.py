@@ -29,6 +29,7 @@ from door.services.presence import Presence
 from door.services.ratings import Ratings
 from door.services.signups import SIGNUP_MODES, SignupPolicy
 from door.services.sysop import Sysop
+from door.services.tournaments.service import Tournaments
 from door.services.vacations import PlayerClocks
 from door.store.db import Database, DatabaseFailure
 from door.store.files import database_files, tighten, wide_modes
@@ -57,6 +58,9 @@ class Services:
     ``sweep_interval_s``); at once when a write succeeds again."""
     bans: BanWatch | None = None
     """Ends banned users' live sessions (built by build_services; see door/services/bans.py)."""
+    tournaments: Tournaments | None = None
+    """Tournaments that run themselves (door/services/tournaments)."""
+    tournament_sweep_s: float = 30.0
     public_finished: bool = True
     """``[games] public_finished``: who may open finished games (see ``archive``)."""
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
@@ -92,6 +96,31 @@ class Services:
         (every process may: each timeout transaction claims its game first, so processes
         sharing a database never try the same one; see ``Deadlines``)."""
         self._tasks.append(asyncio.create_task(self._sweep_loop(), name="door-deadline-sweeper"))
+        if self.tournaments is not None:
+            self._tasks.append(
+                asyncio.create_task(self._tournament_loop(), name="door-tournament-sweeper")
+            )
+
+    async def _tournament_loop(self) -> None:
+        """Every ``tournament_sweep_s``: advance what is due (a start time reached, a
+        round a crash left unmade); each advance happens once whoever does it."""
+        assert self.tournaments is not None
+        loop = asyncio.get_running_loop()
+        next_scan = loop.time()
+        while True:
+            try:
+                await self.tournaments.sweep()
+                scan = getattr(self.bots, "scan", None)
+                if scan is not None and loop.time() >= next_scan:
+                    # a bot game the runner put down (it stops after so many actions a
+                    # wake) would hold its round up for ever: look for bot turns again
+                    next_scan = loop.time() + 10.0
+                    await scan()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the database out of reach, a bad event: again soon
+                log.exception("tournament sweep failed")
+            await asyncio.sleep(self.tournament_sweep_s)
 
     async def _sweep_loop(self) -> None:
         recovered = asyncio.Event()
@@ -227,11 +256,16 @@ async def build_services(
         bans=bans,
         public_finished=config.games.public_finished,
         vacation_days_per_year=config.games.vacation_days_per_year,
+        tournament_sweep_s=config.tournaments.sweep_interval_s,
     )
     # players without a zone of their own see the sysop's, else the server's
     services.games.core.default_zone = tc.known_zone(config.games.time_zone) or (
         tc.server_zone_name()
     )
+    services.tournaments = Tournaments(
+        db, services.games, clock,
+        players_may_create=config.tournaments.players_may_create,
+    )  # fmt: skip
     # a ban made in this process ends the sessions at once (others: see BanWatch)
     services.accounts.on_banned = bans.banned
     if config.games.bots:

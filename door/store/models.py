@@ -422,3 +422,72 @@ class MuteRow(Base):
     )
     until: Mapped[datetime] = mapped_column(UTCDateTime)
     reason: Mapped[str] = mapped_column(Text)
+class TournamentRow(Base):
+    """A tournament, or (``is_template``) the template that opens its recurring editions.
+
+    ``options`` holds the game's options (match length, cube, players per table), the
+    clock (``clock``: today's per-move deadline, later issue 18's clock) and the format's
+    settings (rounds, ladder reach and length, bots to fill with). ``rounds_made`` counts
+    the rounds whose games exist: advancing a round is one transaction that writes the
+    round's games and bumps it, so it happens once (see door/services/tournaments)."""
+
+    __tablename__ = "tournaments"
+    __table_args__ = (Index("ix_tournaments_status", "status", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+    kind: Mapped[str] = mapped_column(String(40))
+    format: Mapped[str] = mapped_column(String(16))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    size: Mapped[int] = mapped_column(Integer)
+    min_entrants: Mapped[int] = mapped_column(Integer)
+    min_rating: Mapped[float | None] = mapped_column(Float)
+    bots_allowed: Mapped[bool] = mapped_column(Boolean, default=True)
+    # open (taking entries) / running / finished / cancelled; template for a template
+    status: Mapped[str] = mapped_column(String(16))
+    rounds_made: Mapped[int] = mapped_column(Integer, default=0)
+    winner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    template_id: Mapped[int | None] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    opens_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    starts_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    note: Mapped[str] = mapped_column(Text, default="")
+    version: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class TournamentEntryRow(Base):
+    """One entrant: the rating they were seeded by, whether they withdrew (before the
+    start) or forfeit the rest (left a running event), and their ladder place."""
+
+    __tablename__ = "tournament_entries"
+
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), primary_key=True, index=True)
+    rating: Mapped[float] = mapped_column(Float)
+    entered_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    withdrawn: Mapped[bool] = mapped_column(Boolean, default=False)
+    forfeited: Mapped[bool] = mapped_column(Boolean, default=False)
+    position: Mapped[int | None] = mapped_column(Integer)
+
+
+class TournamentGameRow(Base):
+    """One table of one round (a ladder challenge is a round of one table): its players
+    in seat order and its game (NULL for a bye). The primary key makes a round's tables
+    impossible to write twice; ``game_id`` is unique, so a game is in one event only."""
+
+    __tablename__ = "tournament_games"
+
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    round_no: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    table_no: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    seats: Mapped[list[int]] = mapped_column(JSON)
+    game_id: Mapped[int | None] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), unique=True
+    )

@@ -86,6 +86,7 @@ from door.store.records import (
     VacationRecord,
 )
 from door.store.runner import Query
+from door.store.tournaments import TournamentQueries
 
 ListWhich = Literal["invited", "open", "active", "mine", "waiting", "finished"]
 LISTS: tuple[ListWhich, ...] = ("invited", "open", "active", "mine", "waiting", "finished")
@@ -254,6 +255,7 @@ class Queries:
         self._clock()
         self._mail()
         self.archive = ArchiveQueries(self.games, self.seats)
+        self.tournaments = TournamentQueries()
 
     def _users_and_keys(self) -> None:
         """Accounts, SSH keys, BBS identities."""

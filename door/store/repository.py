@@ -50,6 +50,7 @@ from door.store.records import (
     VacationRecord,
 )
 from door.store.runner import ConflictError, PgRunner, Runner
+from door.store.tournaments import TournamentRepo
 
 __all__ = ["ConflictError", "Repository"]
 
@@ -773,6 +774,12 @@ class Repository:
         if isinstance(self._run, PgRunner):
             return self._q.leases_pg
         return self._q.leases_sqlite
+
+    # --- tournaments (door/store/tournaments.py) ----------------------------------------
+
+    def tournaments(self) -> TournamentRepo:
+        """The tournament reads and writes, on this transaction."""
+        return TournamentRepo(self._run, self._q.tournaments)
 
     # --- the archive ----------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ TABLES = {
     "claims",
     "vacations",
     "mail", "presence", "audit_log", "reports", "mutes",  # 0009 (issue 17)
+    "tournaments", "tournament_entries", "tournament_games",
 }
 
 
