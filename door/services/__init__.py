@@ -18,6 +18,7 @@ from door.services import timecontrol as tc
 from door.services.accounts import Accounts
 from door.services.archive import Archive
 from door.services.bans import BanWatch
+from door.services.blocks import Blocks
 from door.services.clock import Clock, SystemClock
 from door.services.export import Exporter
 from door.services.games import GameCache, GameService
@@ -68,12 +69,15 @@ class Services:
     exporter: Exporter = field(init=False)
     """Games' records: door export, the SSH export command, the web's /games/N.mat
     (door/services/export)."""
+    blocks: Blocks = field(init=False)
+    """Who blocks whom (door/services/blocks.py)."""
 
     def __post_init__(self) -> None:
         self.outage = DatabaseOutage(self.db.health)
         self.archive = Archive(self.games, public=self.public_finished)
         self.clocks = PlayerClocks(self.games.core, self.clock, self.vacation_days_per_year)
         self.exporter = Exporter(self.games, public_finished=self.public_finished)
+        self.blocks = Blocks(self.db, self.clock)
 
     def start_sweeper(self) -> None:
         """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background

@@ -257,3 +257,16 @@ class FinishedGame:
     outcome: JSONObject | None
     finished_at: datetime | None
     users: tuple[int | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRecord:
+    """A ``game_chat`` row with its author's name (None: the author's account is gone)."""
+
+    id: int
+    game_id: int
+    user_id: int | None
+    channel: str
+    text: str
+    created_at: datetime
+    user_name: str | None

@@ -20,6 +20,7 @@ TABLES = {
     "rating_changes",
     "claims",
     "vacations",
+    "blocks", "game_chat", "game_talk",  # 0008: issue 17, talk
 }
 
 
