@@ -22,7 +22,7 @@ _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\
 _ESC = "\x1b"
 _CSI = "\x9b"
 _STRINGS_8BIT = frozenset("\x90\x98\x9d\x9e\x9f")  # DCS, SOS, OSC, PM, APC
-_STRINGS_7BIT = frozenset("P X ] ^ _".split())  # ESC P / X / ] / ^ / _
+_STRINGS_7BIT = frozenset("PX]^_")  # ESC P / X / ] / ^ / _
 _ST = "\x9c"
 
 
