@@ -468,7 +468,7 @@ class BackgammonScreen(GameScreenBase):
             Binding(("escape",), "", "", put_back, when=lambda s: s.lift is not None),
             Binding(("n",), "N)ote", "N: a note (up to 200 characters) sent with your move",
                     GameScreenBase.write_note, when=GameScreenBase.may_write_note,
-                    shown=lambda s: s.can_act),
+                    shown=lambda s: False),  # in the ? list only: the bottom line is full
             Binding(("v",), "V)iew", "V: the opponent's last turn, played back",
                     view_last_turn, shown=lambda s: s.can_act),
             Binding(("v",), "V)iew last turn", "V: the opponent's last turn, played back",

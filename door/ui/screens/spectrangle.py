@@ -294,7 +294,7 @@ class SpectrangleScreen(GameScreenBase):
                     shown=lambda s: s.aids_allowed()),
             Binding(("n",), "N)ote", "N: a note (up to 200 characters) sent with your move",
                     GameScreenBase.write_note, when=GameScreenBase.may_write_note,
-                    shown=lambda s: s.can_act),
+                    shown=lambda s: False),  # in the ? list only: the bottom line is full
             Binding(("v",), "V)iew", "V: the turns since your last one, step by step",
                     view_last_turn, shown=lambda s: s.can_act),
             Binding(("v",), "V)iew last turn", "V: the turns since your last one, step by step",
