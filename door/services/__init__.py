@@ -19,6 +19,7 @@ from door.services.accounts import Accounts
 from door.services.archive import Archive
 from door.services.bans import BanWatch
 from door.services.blocks import Blocks
+from door.services.chat import Chat
 from door.services.clock import Clock, SystemClock
 from door.services.export import Exporter
 from door.services.games import GameCache, GameService
@@ -71,6 +72,8 @@ class Services:
     (door/services/export)."""
     blocks: Blocks = field(init=False)
     """Who blocks whom (door/services/blocks.py)."""
+    chat: Chat = field(init=False)
+    """Players' chat and spectators' kibitz in games (door/services/chat.py)."""
 
     def __post_init__(self) -> None:
         self.outage = DatabaseOutage(self.db.health)
@@ -78,6 +81,7 @@ class Services:
         self.clocks = PlayerClocks(self.games.core, self.clock, self.vacation_days_per_year)
         self.exporter = Exporter(self.games, public_finished=self.public_finished)
         self.blocks = Blocks(self.db, self.clock)
+        self.chat = Chat(self.db, self.clock, self.hub)
 
     def start_sweeper(self) -> None:
         """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background

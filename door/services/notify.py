@@ -27,13 +27,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NoticeKind = Literal[
-    "move", "your_turn", "finished", "joined", "invited", "declined", "resync"
+    "move", "your_turn", "finished", "joined", "invited", "declined", "resync", "chat"
 ]
 """``invited``: a named invitation to the users in ``user_ids`` (their seat is kept);
 ``declined``: an invitee declined and the game was cancelled; ``resync``: notices may
 have been missed (a cross-process hub lost its connection for a while), so every
 subscriber gets one, about no game in particular (``game_id`` 0), and re-reads whatever
-it shows."""
+it shows; ``chat``: a line said in the game (``seq`` the line's id, ``text`` the line,
+see door/services/chat.py)."""
 
 NOTICE_KINDS: frozenset[str] = frozenset(get_args(NoticeKind))
 

@@ -180,6 +180,10 @@ class GameScreenBase(Screen):
         self.help_open = False
         self.pending_note = ""
         """The note N wrote, sent with the next move."""
+        from door.ui.screens.talk import GameTalk
+
+        self.talk = GameTalk(self)
+        """Chat and kibitz (C, K)."""
         # The log replayed so far: (last event seq, state after it, its moves). The log
         # only grows, so a notice or a later look replays just the new events.
         self._replayed: tuple[int, Any, list[LoggedMove]] | None = None
@@ -328,6 +332,8 @@ class GameScreenBase(Screen):
         if away:
             self.notice_line = f"{self.notice_line} {away}".strip()
         await self.refresh_record(ctx)
+        if not self.replay:
+            await self.talk.load(ctx)
 
     async def vacation_note(self, ctx: Context) -> str:
         """``"Bob is on vacation until 12 Dec."`` for the other players away now (the
@@ -457,6 +463,17 @@ class GameScreenBase(Screen):
         if notes:
             ctx.status(notes)
 
+    def chat(self, ctx: Context, _key: str = "") -> Transition | None:
+        """C: say a line in this game (players: chat; spectators: kibitz)."""
+        return self.talk.write(ctx)
+
+    async def toggle_kibitz(self, ctx: Context, _key: str = "") -> None:
+        """K: a player opens kibitz to the players, or closes it."""
+        await self.talk.toggle_kibitz(ctx)
+
+    def may_chat(self) -> bool:
+        return not self.replay and self.snap is not None
+
     def may_write_note(self) -> bool:
         """A seated player of a running game (not a spectator, not a replay)."""
         return self.my_seat is not None and not self.replay and self.is_running()
@@ -530,6 +547,10 @@ class GameScreenBase(Screen):
     # --- notices --------------------------------------------------------------------------
     async def on_notice(self, notice: Notice, ctx: Context) -> Transition | None:
         if self.snap is None:
+            return None
+        if notice.kind == "chat":
+            if notice.game_id == self.game_id and not self.replay:
+                self.talk.on_notice(notice, ctx)
             return None
         before = self.snap.info.last_seq
         if notice.kind == "resync":

@@ -466,6 +466,12 @@ class BackgammonScreen(GameScreenBase):
             Binding(("h",), "H)int", "H: hints from the computer", hint,
                     when=lambda s: s.can_act, shown=hints_shown),
             Binding(("escape",), "", "", put_back, when=lambda s: s.lift is not None),
+            Binding(("c",), "C)hat", "C: say a line in this game (spectators: kibitz)",
+                    GameScreenBase.chat, when=GameScreenBase.may_chat,
+                    shown=lambda s: s.my_seat is None),
+            Binding(("k",), "K)ibitz", "K: open the spectators' kibitz to the players, or close it",
+                    GameScreenBase.toggle_kibitz, when=lambda s: s.my_seat is not None,
+                    shown=lambda s: False),
             Binding(("n",), "N)ote", "N: a note (up to 200 characters) sent with your move",
                     GameScreenBase.write_note, when=GameScreenBase.may_write_note,
                     shown=lambda s: False),  # in the ? list only: the bottom line is full
