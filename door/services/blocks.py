@@ -1,7 +1,9 @@
 """Blocks: a player silences another (issue 17, point 5).
 
-When ``user_id`` blocks ``blocked_id``, nothing the blocked user writes — mail, pages,
-chat lines, invitations — is delivered to the blocker; the blocked user is not told.
+When ``user_id`` blocks ``blocked_id``, what the blocked user writes is not delivered to
+the blocker, and the blocked user is not told. Game chat reads :meth:`Blocks.blocked`
+when a game's screen opens (door/ui/screens/talk.py); mail and pages ask
+:meth:`Blocks.blocks`, or ``repo.is_blocked`` inside their own transaction.
 """
 
 from __future__ import annotations

@@ -120,12 +120,13 @@ class GameTalk:
         """C: a line of chat (a player) or kibitz (a spectator)."""
         if ctx.user is None:
             return None
+        user_id = ctx.user.id
 
         async def say(ctx: Context, text: str) -> bool:
             if not text.strip():
                 return True
             try:
-                await ctx.services.chat.say(self.screen.game_id, ctx.user.id, text)  # type: ignore[union-attr]
+                await ctx.services.chat.say(self.screen.game_id, user_id, text)
             except ChatError as exc:
                 ctx.status(str(exc))
                 return False
