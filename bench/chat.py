@@ -3,7 +3,7 @@ playing its game and saying a chat line every ``--every`` seconds (10) from the 
 screen, against a real ``door serve`` on 127.0.0.1.
 
 A line is timed from the Enter that sends it to the moment the opponent's screen shows
-it ("Chat <name>: <tag>"); a line the author's screen accepted (the prompt closed) that
+it ("Chat <name>: <tag>"); a line typed on the author's open "Chat:" prompt that
 never reached its opponent's game screen by the end (plus a grace second) is lost. Key
 latency is every key's send → first byte back, as bench/load.py measures it. The last
 line printed is one JSON object with ``chat_delivery_p99_ms``, ``key_p99_ms`` and
@@ -83,7 +83,11 @@ class ChatPlayer(Player):
         game, seat = self.game if self.game is not None else (0, 0)
         tag = f"m{game}{seat}x{self.count}"  # unique: the game, the seat, the count
         await self.press(b"c")
-        await asyncio.sleep(0.05)
+        try:  # a line counts only once its prompt is open (not over a playback, say)
+            await self.wait_for("Chat: ", 2.0)
+        except (TimeoutError, ConnectionError):
+            self.send(b"\x1b")
+            return
         self.send(tag.encode())
         self.sent[tag] = time.perf_counter()
         await self.press(b"\r")
