@@ -49,6 +49,8 @@ class ChatPlayer(Player):
     """Every tag said (shared by all players) → when its Enter was sent."""
     seen: dict[str, float]
     """Every tag → when the opponent's screen first showed it."""
+    to: dict[str, str]
+    """Every tag → the opponent it was said to."""
 
     def __init__(self, *args: object, every: float, **kw: object) -> None:
         super().__init__(*args, **kw)  # type: ignore[arg-type]
@@ -90,6 +92,7 @@ class ChatPlayer(Player):
             return
         self.send(tag.encode())
         self.sent[tag] = time.perf_counter()
+        self.to[tag] = self.opponent
         await self.press(b"\r")
 
 
@@ -108,7 +111,8 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
         reader = await database.reader()
         sent: dict[str, float] = {}
         seen: dict[str, float] = {}
-        ChatPlayer.sent, ChatPlayer.seen = sent, seen
+        to: dict[str, str] = {}
+        ChatPlayer.sent, ChatPlayer.seen, ChatPlayer.to = sent, seen, to
         players = [
             ChatPlayer(n, "telnet", "127.0.0.1", server.telnet_port, games.get(n), reader,
                        random.Random(rng.random()), (args.gap_min, args.gap_max),
@@ -140,6 +144,9 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
             p.close()
         server.stop()
         await database.drop()
+    # a line to an opponent who never logged in (or was cut off) could not arrive
+    down = {p.name for p in players if p.stats.error or p.closed and p.stats.login_ms is None}
+    said = {t: s for t, s in said.items() if to.get(t) not in down}
     delivery = [(seen[t] - s) * 1000 for t, s in said.items() if t in seen]
     lost = sum(1 for t in said if t not in seen)
     keys = [ms for p in players for _, ms in p.stats.latencies]
