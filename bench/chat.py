@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from loadlib import (  # noqa: E402
+from loadlib import (
     BenchDatabase,
     Player,
     Server,
@@ -145,7 +145,7 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
         server.stop()
         await database.drop()
     # a line to an opponent who never logged in (or was cut off) could not arrive
-    down = {p.name for p in players if p.stats.error or p.closed and p.stats.login_ms is None}
+    down = {p.name for p in players if p.stats.error or (p.closed and p.stats.login_ms is None)}
     said = {t: s for t, s in said.items() if to.get(t) not in down}
     delivery = [(seen[t] - s) * 1000 for t, s in said.items() if t in seen]
     lost = sum(1 for t in said if t not in seen)
