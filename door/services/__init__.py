@@ -18,6 +18,8 @@ from door.services import timecontrol as tc
 from door.services.accounts import Accounts
 from door.services.archive import Archive
 from door.services.bans import BanWatch
+from door.services.blocks import Blocks
+from door.services.chat import Chat
 from door.services.clock import Clock, SystemClock
 from door.services.export import Exporter
 from door.services.games import GameCache, GameService
@@ -81,6 +83,10 @@ class Services:
     """Who is signed in on this process, and pages (door/services/presence.py)."""
     sysop: Sysop = field(init=False)
     """The sysop's console: users, reports, broadcast, health, audit log."""
+    blocks: Blocks = field(init=False)
+    """Who blocks whom (door/services/blocks.py)."""
+    chat: Chat = field(init=False)
+    """Players' chat and spectators' kibitz in games (door/services/chat.py)."""
 
     def __post_init__(self) -> None:
         self.outage = DatabaseOutage(self.db.health)
@@ -90,6 +96,8 @@ class Services:
         self.mail = Mail(self.db, self.clock, hub=self.hub)
         self.presence = Presence(self.hub, self.clock, self.db)
         self.sysop = Sysop(self.db, self.clock, self.accounts, self.presence, self.hub)
+        self.blocks = Blocks(self.db, self.clock)
+        self.chat = Chat(self.db, self.clock, self.hub)
 
     def start_sweeper(self) -> None:
         """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background

@@ -282,6 +282,48 @@ class VacationRow(Base):
     ends_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class BlockRow(Base):
+    """``user_id`` blocks ``blocked_id``: nothing the blocked user writes (mail, pages,
+    chat, invitations) reaches the blocker (migration 0008)."""
+
+    __tablename__ = "blocks"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    blocked_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class GameChatRow(Base):
+    """A line said in a game (migration 0008): ``channel`` ``chat`` (the players', seen
+    by all on the game's screen) or ``kibitz`` (the spectators')."""
+
+    __tablename__ = "game_chat"
+    __table_args__ = (Index("ix_game_chat_game_id_id", "game_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    channel: Mapped[str] = mapped_column(String(8))
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class GameTalkRow(Base):
+    """A game whose players opened kibitz to themselves (migration 0008): a row per
+    game that has one, none for the default (kibitz for spectators only)."""
+
+    __tablename__ = "game_talk"
+
+    game_id: Mapped[int] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    kibitz_open: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
 class GameEventRow(Base):
     __tablename__ = "game_events"
 

@@ -367,3 +367,16 @@ class TableRecord:
     game_id: int | None
     game_status: str | None = None
     outcome: JSONObject | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRecord:
+    """A ``game_chat`` row with its author's name (None: the author's account is gone)."""
+
+    id: int
+    game_id: int
+    user_id: int | None
+    channel: str
+    text: str
+    created_at: datetime
+    user_name: str | None
