@@ -80,7 +80,7 @@ class Services:
     presence: Presence = field(init=False)
     """Who is signed in on this process, and pages (door/services/presence.py)."""
     sysop: Sysop = field(init=False)
-    """The sysop's console: users, reports, broadcast, health, audit log."""
+    """The sysop's console: users, reports, broadcast, games, health, audit log."""
 
     def __post_init__(self) -> None:
         self.outage = DatabaseOutage(self.db.health)
@@ -89,7 +89,9 @@ class Services:
         self.exporter = Exporter(self.games, public_finished=self.public_finished)
         self.mail = Mail(self.db, self.clock, hub=self.hub)
         self.presence = Presence(self.hub, self.clock, self.db)
-        self.sysop = Sysop(self.db, self.clock, self.accounts, self.presence, self.hub)
+        self.sysop = Sysop(
+            self.db, self.clock, self.accounts, self.presence, self.hub, self.games
+        )
 
     def start_sweeper(self) -> None:
         """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background
