@@ -66,7 +66,9 @@ class SysopScreen(Screen):
 
     title = "door — Sysop console"
     key_help = ("F)ind B)an U)nban M)ute N)unmute P)assword S)ysop R)eports X)resolve "
-                "C)ast G)ames A)bandon H)ealth L)og Q)uit")  # fmt: skip
+                "C)ast G)ames H)ealth L)og Q)uit")  # fmt: skip
+    games_help = "↑↓ pick  A)bandon  G)ames  F)ind  L)og  H)ealth  Q)uit"
+    """The key help while the games list shows (every other letter still works)."""
 
     def __init__(self) -> None:
         self.body: list[str] = []
@@ -264,14 +266,16 @@ class SysopScreen(Screen):
             "Nothing done yet."]  # fmt: skip
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
-        draw_chrome(canvas, ctx, self.title, self.key_help)
+        games = self.listing() and bool(self.found)
+        key_help = self.games_help if games else self.key_help
+        draw_chrome(canvas, ctx, self.title, key_help)
         canvas.put(2, 2, self.heading, HEADING_STYLE)
         # the prompt sits above the status line, which sits above the key help (1 to 3
         # rows, by the width); the body has the rows between
-        prompt_y = canvas.height - 2 - len(help_layout(ctx, self.key_help, canvas.width))
+        prompt_y = canvas.height - 2 - len(help_layout(ctx, key_help, canvas.width))
         room = max(prompt_y - 4, 1)
-        if self.listing() and self.found:
-            self.render_games(canvas, room)
+        if games:
+            self.render_games(canvas, ctx, room)
         else:
             for y, line in enumerate(self.body[:room], 4):
                 canvas.put(2, y, clip_text(line, canvas.width - 4), BODY_STYLE)
@@ -279,22 +283,28 @@ class SysopScreen(Screen):
             info, _ = self.confirm
             q = f"Abandon game #{info.id}? (Y/N) "
             canvas.put(2, prompt_y, clip_text(q, canvas.width - 4), PROMPT_STYLE)
+            canvas.prompt = prompt_y  # kept in sight on a small terminal
         elif self.asking is not None:
             label, questions = ACTIONS[self.asking]
             q = f"{label.capitalize()} — {questions[len(self.answers)]}: "
             x = canvas.put(2, prompt_y, clip_text(q, canvas.width // 2), PROMPT_STYLE)
             self.editor.render(canvas, x, prompt_y, max(canvas.width - x - 2, 1))
 
-    def render_games(self, canvas: Canvas, room: int) -> None:
-        """The games list: a heading row, then a row a game, the selected one marked."""
+    def render_games(self, canvas: Canvas, ctx: Context, room: int) -> None:
+        """The games list: a heading row, then a row a game, the selected one marked (and
+        kept in sight); the terminal's own width decides the columns (a small one sees
+        the layout cropped: door/ui/screen.py, ``fit_view``)."""
         games = self.found or []
-        width = canvas.width - 4
-        wide = canvas.width >= WIDE
+        shown = min(canvas.width, max(ctx.caps.width, 40))
+        width = shown - 4
+        wide = shown >= WIDE
         head = WIDE_COLUMNS if wide else NARROW_COLUMNS
         canvas.put(2, 4, clip_text(head, width), COLUMNS_STYLE)
         rows = max(room - 1, 1)
         top = max(0, self.pick - rows + 1)
         for y, info in enumerate(games[top : top + rows], 5):
+            if info is games[self.pick]:
+                canvas.focus = y
             canvas.put(2, y, clip_text(self.game_row(info, wide, width), width),
                        PICKED_STYLE if info is games[self.pick] else BODY_STYLE)  # fmt: skip
 
