@@ -336,7 +336,7 @@ class Session:
             return True
         if notice.kind == "your_turn" and user is not None and user.id in notice.user_ids:
             self.ctx.bell()
-        if notice.kind in ("invited", "declined") and user is not None and (
+        if notice.kind in ("invited", "declined", "abandoned") and user is not None and (
             user.id in notice.user_ids
         ):
             # told on whatever screen is showing (the main menu and the lists say more)

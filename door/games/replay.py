@@ -10,7 +10,7 @@ A game's log is a sequence of events, each with a ``kind``, a ``seat`` and a JSO
   ``apply_chance``);
 - ``system``: ``{"action": "timeout"}`` (``on_timeout``), ``{"action": "forfeit",
   "reason": r}`` for ``seat`` (``forfeit``); other actions (``join``, ``leave``,
-  ``start``) leave the state as it is.
+  ``start``, the sysop's ``abandon``) leave the state as it is.
 
 :func:`replay` walks a log from a state and yields one :class:`Step` per event (the
 event, the state before and after it, the parsed move), so each caller folds it as it

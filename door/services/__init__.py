@@ -82,7 +82,7 @@ class Services:
     presence: Presence = field(init=False)
     """Who is signed in on this process, and pages (door/services/presence.py)."""
     sysop: Sysop = field(init=False)
-    """The sysop's console: users, reports, broadcast, health, audit log."""
+    """The sysop's console: users, reports, broadcast, games, health, audit log."""
     blocks: Blocks = field(init=False)
     """Who blocks whom (door/services/blocks.py)."""
     chat: Chat = field(init=False)
@@ -95,7 +95,9 @@ class Services:
         self.exporter = Exporter(self.games, public_finished=self.public_finished)
         self.mail = Mail(self.db, self.clock, hub=self.hub)
         self.presence = Presence(self.hub, self.clock, self.db)
-        self.sysop = Sysop(self.db, self.clock, self.accounts, self.presence, self.hub)
+        self.sysop = Sysop(
+            self.db, self.clock, self.accounts, self.presence, self.hub, self.games
+        )
         self.blocks = Blocks(self.db, self.clock)
         self.chat = Chat(self.db, self.clock, self.hub)
 

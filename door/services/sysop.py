@@ -1,6 +1,7 @@
 """The sysop's console (issue 17): users (find, ban and unban with a reason, mute and
 unmute, reset a password, make sysop), the reports players sent, a broadcast line to
-everyone online, the server's health, and the audit log of everything done here.
+everyone online, the games (find, abandon a stuck one with a reason), the server's
+health, and the audit log of everything done here.
 
 Each action checks that its caller is a sysop *now* (read from the database, not from
 the session's copy), does the change, then writes one ``audit_log`` row: who, what, to
@@ -17,6 +18,14 @@ from datetime import datetime, timedelta
 
 from door.services.accounts import AccountError, Accounts, User, name_key, user_from_record
 from door.services.clock import Clock
+from door.services.games import GameService
+from door.services.games.model import (
+    GameClosedError,
+    GameInfo,
+    GameSnapshot,
+    LobbyError,
+    StaleVersionError,
+)
 from door.services.mail import clean_text
 from door.services.notify import Hub, Notice
 from door.services.presence import Presence
@@ -27,11 +36,24 @@ from door.store.repository import Repository
 REASON_MAX = 200
 BROADCAST_MAX = 120
 REPORT_MAX = 1000
+GAMES_MAX = 50
+"""At most this many of a player's games are listed by :meth:`Sysop.find_games`."""
 CHANNELS = ("mail", "page", "chat", "kibitz", "note", "broadcast")
 
 
 class SysopError(Exception):
     """A console action refused, with the reason to show."""
+
+
+class GameMovedError(SysopError):
+    """The game changed after the sysop looked at it (a move came first): nothing was
+    done; ``snapshot`` is the game as it is now."""
+
+    def __init__(self, snapshot: GameSnapshot) -> None:
+        super().__init__(
+            f"Game #{snapshot.info.id} changed meanwhile: look at it again before abandoning it."
+        )
+        self.snapshot = snapshot
 
 
 @dataclass(frozen=True)
@@ -50,13 +72,15 @@ class Sysop:
     """The console's actions; every one is written to the audit log."""
 
     def __init__(
-        self, db: Database, clock: Clock, accounts: Accounts, presence: Presence, hub: Hub
-    ) -> None:
+        self, db: Database, clock: Clock, accounts: Accounts, presence: Presence, hub: Hub,
+        games: GameService,
+    ) -> None:  # fmt: skip
         self.db = db
         self.clock = clock
         self.accounts = accounts
         self.presence = presence
         self.hub = hub
+        self.games = games
 
     async def _check(self, sysop_id: int) -> User:
         user = await self.accounts.get(sysop_id)
@@ -148,6 +172,45 @@ class Sysop:
         """When ``user_id``'s mute ends (None: not muted)."""
         until = await self.db.run_read(lambda repo: repo.mute_until(user_id))
         return until if until is not None and until > self.clock.now() else None
+
+    # --- games ---------------------------------------------------------------------
+    async def find_games(self, sysop_id: int, text: str) -> list[GameInfo]:
+        """Game ``text`` ("12" or "#12", whatever its status), or the open and running
+        games of the player called ``text`` (newest first); [] when there is none."""
+        await self._check(sysop_id)
+        text = text.strip()
+        number = text.removeprefix("#")
+        if number.isdigit() and number.isascii():
+            try:
+                return [(await self.games.get(int(number))).info]
+            except LobbyError:
+                return []
+        if not text:
+            raise SysopError("Type a game number or a player's name.")
+        player = await self._target(text)
+        found, _ = await self.games.list_games("mine", player.id, limit=GAMES_MAX)
+        return found
+
+    async def abandon_game(
+        self, sysop_id: int, game_id: int, reason: str, expected_version: int | None = None
+    ) -> GameSnapshot:
+        """Abandon an open or running game with ``reason`` (its players are told; nobody's
+        rating moves). ``expected_version``: the version the sysop saw (GameMovedError if
+        a move came first)."""
+        sysop = await self._check(sysop_id)
+        reason = clean_text(reason, REASON_MAX)
+        if not reason:
+            raise SysopError("Abandoning a game needs a reason.")
+        try:
+            snapshot = await self.games.abandon(
+                game_id, sysop.id, sysop.name, reason, expected_version
+            )
+        except StaleVersionError as exc:
+            raise GameMovedError(exc.snapshot) from None
+        except (LobbyError, GameClosedError) as exc:
+            raise SysopError(f"Game #{game_id}: {exc}.") from None
+        await self._audit(sysop, "abandon-game", f"game #{game_id}", reason)
+        return snapshot
 
     # --- broadcast, reports, audit, health -----------------------------------------
     async def broadcast(self, sysop_id: int, text: str) -> int:

@@ -1,4 +1,5 @@
-"""The game use-cases: lobby, turns, deadlines, history, and the notices they send.
+"""The game use-cases: lobby, turns, deadlines, history, the sysop's abandon, and the
+notices they send.
 
 Each use-case is a small class with one job, sharing :class:`~door.services.games.core.
 GameCore` (the database, the rules, the clock, the dice, the state cache, and the steps of
@@ -14,6 +15,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 
 from door.services.clock import Clock
+from door.services.games.abandon import Abandonment
 from door.services.games.cache import GameCache
 from door.services.games.core import AfterCommit, GameCore
 from door.services.games.deadlines import TIMEOUTS_TO_FORFEIT, Deadlines
@@ -87,7 +89,8 @@ class GameService:
     ``list_games``/``get`` (:class:`Lobby`), ``submit``/``resign`` (:class:`Turns`),
     ``sweep_deadlines`` (:class:`Deadlines`), ``events``/``mark_seen``/
     ``since_last_visit``/``replay_check``/``game_ids`` (:class:`History`), ``dice_proof``
-    (:class:`GameCore`: the commitment, the words and, once over, the seed).
+    (:class:`GameCore`: the commitment, the words and, once over, the seed),
+    ``abandon`` (:class:`Abandonment`: the sysop's, checked by door/services/sysop.py).
     ``notices.on_after_commit`` is the hook the bot runner sets. ``bot_levels`` are the
     computer players a game may seat, by kind (default: door's own bots,
     ``door.services.bots.level_names``); no other name is ever made a bot's account.
@@ -128,6 +131,7 @@ class GameService:
         self.turns = Turns(self.core, self.notices, self.lobby)
         self.deadlines = Deadlines(self.core, self.notices)
         self.history = History(self.core)
+        self.abandonment = Abandonment(self.core, self.notices)
         # the actions, under the names every caller knows
         self.kinds = self.lobby.kinds
         self.rules_for = self.core.rules_for
@@ -147,6 +151,7 @@ class GameService:
         self.replay_check = self.history.replay_check
         self.game_ids = self.history.game_ids
         self.dice_proof = self.core.dice_proof
+        self.abandon = self.abandonment.abandon
 
     @property
     def on_after_commit(self) -> AfterCommit | None:

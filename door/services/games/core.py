@@ -96,6 +96,8 @@ class Change:
     """A new game (its named guests are invited)."""
     declined_by: str | None = None
     """The name of the invitee who declined (the game is cancelled)."""
+    abandoned: str | None = None
+    """The sysop's reason, when the sysop abandoned the game (door/services/games/abandon.py)."""
     notices: tuple[Notice, ...] | None = None
     """What the change's transaction announced (None: it announced nothing yet)."""
 

@@ -59,7 +59,8 @@ class GameNotices:
         self.hub = hub
         self.on_after_commit: AfterCommit | None = None
         self.on_finished: list[Callable[[GameSnapshot], None]] = []
-        """Called after the commit that finished a game (the tournaments' hook)."""
+        """Called after the commit that finished a game, or the sysop abandoned it (the
+        tournaments' hook)."""
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def of_change(self, snapshot: GameSnapshot, change: Change) -> list[Notice]:
@@ -88,6 +89,14 @@ class GameNotices:
             if waiting:
                 text = f"{title}: it is your turn"
                 out.append(Notice(info.id, "your_turn", waiting, text, seq))
+        if change.abandoned is not None:
+            told = tuple(
+                s.user_id for s in info.seats
+                if s.user_id is not None and s.kind in ("user", "bot", "reserved")
+            )  # fmt: skip
+            if told:
+                text = f"Game #{info.id} was abandoned by the sysop: {change.abandoned}"
+                out.append(Notice(info.id, "abandoned", told, text, seq))
         if change.begun:
             guests = tuple(s.user_id for s in info.seats if s.kind == "reserved" and s.user_id)
             if guests:
@@ -130,7 +139,8 @@ class GameNotices:
     def after_commit(self, snapshot: GameSnapshot, change: Change) -> None:
         """:meth:`deliver`, then the after-commit hook."""
         self.deliver(snapshot, change)
-        if snapshot.info.status == "finished":
+        if snapshot.info.status in ("finished", "abandoned"):
+            # a game the sysop abandoned is over too (a tournament goes on without it)
             for finished in self.on_finished:
                 finished(snapshot)
         hook = self.on_after_commit

@@ -570,10 +570,10 @@ class GameScreenBase(Screen):
             ctx.status("Meanwhile " + self.describe_moves(moves))
             self.on_moves_seen(moves)
             await self._mark_seen(ctx)
-        elif notice.kind == "finished":
+        elif notice.kind in ("finished", "abandoned"):
             ctx.status(clean(notice.text))
         else:
             ctx.status("The game changed; here it is again.")
-        if notice.kind == "finished":
+        if notice.kind in ("finished", "abandoned"):
             ctx.bell()
         return None

@@ -405,6 +405,8 @@ def result_text(item: Any) -> str:
             declined = [s for s in info.seats if s.kind == "reserved" and s.seat != me]
             who = clean(declined[0].name) if declined and declined[0].name else "a player"
             return f"{who} declined; the game is cancelled"
+        if info.summary.startswith("abandoned by the sysop"):
+            return clean(info.summary)
         return "the game was cancelled"
     winners = tuple(outcome.winners)
     extra = dict(outcome.extra or {})
