@@ -18,7 +18,7 @@ from tests.store import dbutil
 TABLES = {
     "users", "ssh_keys", "bbs_identities", "games", "seats", "game_events", "ratings", "signups",
     "rating_changes",
-    "claims",
+    "claims", "notice_prefs", "outbox",
 }
 
 
