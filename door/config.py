@@ -63,6 +63,19 @@ class ServerConfig:
     web_tls_key: str = ""
     web_origins: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        # Each listener binds with SO_REUSEPORT (the workers share them), so two of them
+        # given one port would both bind it and split its callers between two protocols.
+        taken: dict[int, str] = {}
+        for name in ("telnet_port", "ssh_port", "rlogin_port", "web_port"):
+            port = getattr(self, name)
+            if port and port in taken:
+                raise ConfigError(
+                    f"{taken[port]} and {name} are both {port}: each listener needs a "
+                    "port of its own"
+                )
+            taken.setdefault(port, name)
+
 
 @dataclass(frozen=True)
 class DatabaseConfig:
@@ -174,14 +187,18 @@ class DoorModeConfig:
 @dataclass(frozen=True)
 class GamesConfig:
     """Games: the turn deadline a new game gets unless its player picks one (hours), how
-    often late turns are looked for, whether computer opponents are offered, and whether
+    often late turns are looked for, whether computer opponents are offered, whether
     finished games' records (archive, export) are public or their players' (and sysops')
-    only."""
+    only, each player's vacation days a year and the zone of players without one."""
 
     default_deadline_hours: int = _ranged(168, 1, 720)
     sweep_interval_s: float = 60.0
     bots: bool = True
     public_finished: bool = True
+    vacation_days_per_year: int = _ranged(14, 0, 366)
+    """Each player's vacation days per calendar year (their clocks stand still)."""
+    time_zone: str = ""
+    """The IANA zone of players who have not chosen one ('' for the server's own)."""
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from door.services.accounts import User
     from door.services.notify import Notice, Subscription
     from door.services.outage import OutageState
+    from door.services.presence import Online
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,10 @@ BUG_MESSAGE = "Something went wrong on our side; nothing was lost."
 """What a player is told when a screen hits a bug (the traceback goes to the log)."""
 
 T = TypeVar("T")
+
+PAGE_REPLY_KEY = "ctrl-r"
+"""The key that answers the last page, on any screen (a one-line prompt over it)."""
+PAGE_REPLY_HINT = "Ctrl-R replies"
 
 TYPE_AHEAD = 16
 """Text of up to this many characters in one event is handled one key at a time."""
@@ -97,6 +102,10 @@ class Session:
         self.recoveries_seen = services.outage.recoveries
         """How many database outages had ended when the screen last re-read (on_outage)."""
         self.detected_encoding = terminal.caps.encoding
+        self.online: Online | None = None
+        """This session in W)ho (services.presence), from sign-in to the end."""
+        self.page_from: int | None = None
+        """Who sent the last page shown here (Ctrl-R answers them)."""
         self.ctx = Context(
             services,
             None,
@@ -139,6 +148,17 @@ class Session:
         self.set_mouse(self.wants_mouse())
         if self.user_sub is None:
             self.user_sub = self.services.hub.subscribe(user.id)
+        if self.online is None:
+            self.online = self.services.presence.join(
+                user.id, user.name, self.terminal.caps.transport
+            )
+            self.online.where = self._where
+
+    def _where(self) -> str:
+        """Where this session's person is, for W)ho (the top screen's ``where`` text)."""
+        from door.services.presence import where_of
+
+        return where_of(self.stack[-1]) if self.stack else ""
 
     # --- the mouse --------------------------------------------------------------------
     def wants_mouse(self) -> bool:
@@ -303,6 +323,17 @@ class Session:
         if len(self.seen) > 1000:
             self.seen.clear()
         user = self.ctx.user
+        if notice.kind in ("page", "broadcast", "mail"):
+            # on the status line of whatever screen shows; the screen itself is not
+            # told (it has nothing to re-read), so nothing else on it changes
+            if user is not None and user.id in notice.user_ids:
+                self.ctx.bell()
+                if notice.kind == "page":
+                    self.page_from = -notice.game_id
+                    self.ctx.status(notice.text + f" — {PAGE_REPLY_HINT}")
+                else:
+                    self.ctx.status(notice.text)
+            return True
         if notice.kind == "your_turn" and user is not None and user.id in notice.user_ids:
             self.ctx.bell()
         if notice.kind in ("invited", "declined") and user is not None and (
@@ -418,6 +449,8 @@ class Session:
                 self.user_sub.close()
             if self.game_sub is not None:
                 self.game_sub.close()
+            if self.online is not None:
+                self.services.presence.leave(self.online)
 
     def _minute_tick(self) -> asyncio.Future[Any] | None:
         """Door mode: a wake-up when the title bar's "N min left" is due to change."""
@@ -461,6 +494,13 @@ class Session:
             return True
         if not self.stack:
             return False
+        if self.online is not None:
+            self.services.presence.touched(self.online)
+        if isinstance(event, Key) and event.name == PAGE_REPLY_KEY and self.page_from:
+            from door.ui.screens.who import PagePrompt
+
+            self.ctx.message = None
+            return await self.apply(Push(PagePrompt(self.stack[-1], self.page_from)))
         caps = self.terminal.caps
         if is_too_small(caps.width, caps.height) and isinstance(event, Key | Text | Mouse):
             return True  # nothing of the screen is shown: a key would act unseen

@@ -85,6 +85,18 @@ def test_a_port_past_65535_is_refused(tmp_path: Path) -> None:
         load_config(bad)
 
 
+def test_two_listeners_on_one_port_are_refused(tmp_path: Path) -> None:
+    # both would bind it (the listeners share ports with SO_REUSEPORT) and split callers
+    bad = config_file(tmp_path, "[server]\ntelnet_port = 4000\nssh_port = 4000\n")
+    with pytest.raises(ConfigError, match="telnet_port and ssh_port are both 4000"):
+        load_config(bad)
+
+
+def test_listeners_that_are_off_may_share_port_zero(tmp_path: Path) -> None:
+    ok = config_file(tmp_path, "[server]\nrlogin_port = 0\nweb_port = 0\n")
+    assert load_config(ok).server.web_port == 0
+
+
 def test_a_file_that_is_not_toml_is_a_config_error(tmp_path: Path) -> None:
     bad = config_file(tmp_path, "[server\n")
     with pytest.raises(ConfigError, match="not valid TOML"):

@@ -108,6 +108,23 @@ def mouse_from_term(term: str | None) -> bool:
     return t in MOUSE_TERM_FAMILIES or family in MOUSE_TERM_FAMILIES
 
 
+_ZONE_RE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}")
+
+
+def zone_hint(value: object) -> str | None:
+    """A client's TZ (or browser zone) as a hint of an IANA zone name: ``Europe/Berlin``
+    (a leading ``:`` dropped, as POSIX TZ allows); None for anything else (a POSIX rule
+    such as ``CET-1CEST``, a path, garbage)."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip().removeprefix(":")
+    if len(text) > 64 or not _ZONE_RE.fullmatch(text) or text.startswith("/"):
+        return None
+    if "/" not in text and text != "UTC":
+        return None  # "CET", "EST5EDT" and the like: rules or abbreviations, not places
+    return text
+
+
 def encoding_from_lang(lang: str | None) -> Encoding | None:
     """UTF-8 when LANG (or LC_ALL) names it; ``None`` otherwise."""
     if not lang:

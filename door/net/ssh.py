@@ -210,7 +210,7 @@ class SSHTerminal(BaseTerminal):
         encoding = detect.decide_encoding(lang=self.lang, term=term)
         super().__init__(
             caps=Caps(encoding=encoding, width=w, height=h, term=term or "unknown",
-                      transport="ssh"),
+                      transport="ssh", time_zone=detect.zone_hint(process.env.get("TZ"))),
             peer=peer,
             settings=settings,
         )

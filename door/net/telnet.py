@@ -96,6 +96,7 @@ class TelnetTerminal(StreamTerminal):
                 height=height,
                 term=term or "unknown",
                 transport="telnet",
+                time_zone=detect.zone_hint(w.get_extra_info("TZ")),
             )
         )
 
@@ -289,7 +290,8 @@ class DoorTelnetServer(telnetlib3.TelnetServer):
     def on_request_environ(self) -> list[str | bytes]:
         # Never USER (privacy; crashes Windows telnet), never "send me anything" (parsers
         # of odd clients have crashed on it): only what helps pick the encoding and size.
-        return ["LANG", "TERM", "COLUMNS", "LINES"]
+        # TZ: the user's time zone, offered in their settings (never required)
+        return ["LANG", "TERM", "COLUMNS", "LINES", "TZ"]
 
     def on_timeout(self) -> None:
         # Idle handling belongs to the Terminal (it warns first); nothing to do here.

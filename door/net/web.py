@@ -158,6 +158,8 @@ class Hello:
     cols: int
     rows: int
     term: str
+    time_zone: str | None = None
+    """The browser's zone (``Intl``), as ``detect.zone_hint`` takes it (None: none)."""
 
 
 def parse_control(text: str, *, first: bool) -> Hello | Resize | None:
@@ -185,7 +187,7 @@ def parse_control(text: str, *, first: bool) -> Hello | Resize | None:
     term = control.get("term", "xterm-256color")
     if not isinstance(term, str) or not _TERM_RE.fullmatch(term):
         raise BadControl("hello with a bad term")
-    return Hello(cols, rows, term.lower())
+    return Hello(cols, rows, term.lower(), detect.zone_hint(control.get("tz")))
 
 
 def _size(control: dict[str, Any]) -> tuple[int, int]:
@@ -344,6 +346,7 @@ class WebTerminal(BaseTerminal):
                 term=hello.term,
                 transport="web",
                 mouse=True,  # the page's xterm.js reports clicks whatever TERM it names
+                time_zone=hello.time_zone,
             ),
             peer=peer,
             settings=settings,

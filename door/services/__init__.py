@@ -14,17 +14,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from door.services import timecontrol as tc
 from door.services.accounts import Accounts
 from door.services.archive import Archive
 from door.services.bans import BanWatch
 from door.services.clock import Clock, SystemClock
 from door.services.export import Exporter
 from door.services.games import GameCache, GameService
+from door.services.mail import Mail
 from door.services.names import NameRules
 from door.services.notify import Hub, LocalHub, PgHub
 from door.services.outage import DatabaseOutage
+from door.services.presence import Presence
 from door.services.ratings import Ratings
 from door.services.signups import SIGNUP_MODES, SignupPolicy
+from door.services.sysop import Sysop
+from door.services.vacations import PlayerClocks
 from door.store.db import Database, DatabaseFailure
 from door.store.files import database_files, tighten, wide_modes
 from door.store.retry import Backoff
@@ -59,14 +64,28 @@ class Services:
     """What the sessions say when the database is out of reach (door/services/outage.py)."""
     archive: Archive = field(init=False)
     """Finished games, searched (door/services/archive.py)."""
+    vacation_days_per_year: int = 14
+    """``[games] vacation_days_per_year``."""
+    clocks: PlayerClocks = field(init=False)
+    """Players' time zones and vacations (door/services/vacations.py)."""
     exporter: Exporter = field(init=False)
     """Games' records: door export, the SSH export command, the web's /games/N.mat
     (door/services/export)."""
+    mail: Mail = field(init=False)
+    """Private messages between players (door/services/mail.py)."""
+    presence: Presence = field(init=False)
+    """Who is signed in on this process, and pages (door/services/presence.py)."""
+    sysop: Sysop = field(init=False)
+    """The sysop's console: users, reports, broadcast, health, audit log."""
 
     def __post_init__(self) -> None:
         self.outage = DatabaseOutage(self.db.health)
         self.archive = Archive(self.games, public=self.public_finished)
+        self.clocks = PlayerClocks(self.games.core, self.clock, self.vacation_days_per_year)
         self.exporter = Exporter(self.games, public_finished=self.public_finished)
+        self.mail = Mail(self.db, self.clock, hub=self.hub)
+        self.presence = Presence(self.hub, self.clock, self.db)
+        self.sysop = Sysop(self.db, self.clock, self.accounts, self.presence, self.hub)
 
     def start_sweeper(self) -> None:
         """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background
@@ -115,6 +134,7 @@ class Services:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks.clear()
+        await self.presence.stop()
         if self.bans is not None:
             await self.bans.stop()
         if isinstance(self.hub, PgHub):
@@ -206,6 +226,11 @@ async def build_services(
         sweep_interval_s=config.games.sweep_interval_s,
         bans=bans,
         public_finished=config.games.public_finished,
+        vacation_days_per_year=config.games.vacation_days_per_year,
+    )
+    # players without a zone of their own see the sysop's, else the server's
+    services.games.core.default_zone = tc.known_zone(config.games.time_zone) or (
+        tc.server_zone_name()
     )
     # a ban made in this process ends the sessions at once (others: see BanWatch)
     services.accounts.on_banned = bans.banned
@@ -221,6 +246,7 @@ async def build_services(
             )
     if start_background:
         await bans.start()
+        services.presence.start()
         services.start_sweeper()
         if services.bots is not None:
             services.bots.start()

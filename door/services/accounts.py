@@ -82,6 +82,8 @@ class User:
     last_login_at: datetime | None
     # signed up while sign-ups need approval: cannot log in until `door user approve`
     is_pending: bool = False
+    # the player's IANA time zone (None: the server's; door/services/vacations.py)
+    time_zone: str | None = None
 
 
 @dataclass(frozen=True)
@@ -296,6 +298,7 @@ def user_from_record(row: UserRecord) -> User:
         created_at=row.created_at,
         last_login_at=row.last_login_at,
         is_pending=row.is_pending,
+        time_zone=row.time_zone,
     )
 
 

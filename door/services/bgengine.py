@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import random
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,7 @@ from door.games.backgammon.moves import (
     ROLL,
     TAKE,
     BgMove,
+    resign,
 )
 from door.games.backgammon.position import (
     DECIDE,
@@ -45,40 +47,111 @@ from door.games.backgammon.position import (
 from door.games.backgammon.rules import BackgammonRules
 from door.games.replay import LoggedEvent, replay
 
-BG_LEVELS: tuple[tuple[str, str], ...] = (
-    ("bg-beginner", "Beginner: plays by feel and makes a fair number of mistakes"),
-    ("bg-intermediate", "Intermediate: a steady club player"),
-    ("bg-expert", "Expert: looks two rolls ahead"),
-)
-"""Backgammon bot levels, weakest first: (level name, description), as played with
-bgsage; :func:`bg_levels` gives the descriptions true on this machine."""
 
-_FALLBACK_DESCRIPTIONS = {
-    "bg-beginner": "Beginner: plays by feel and makes a fair number of mistakes",
-    "bg-intermediate": "Intermediate: a simple evaluator, sensible but beatable",
-    "bg-expert": "Expert: as Intermediate here (this server lacks the bgsage engine)",
-}
+@dataclass(frozen=True)
+class BgLevel:
+    """One backgammon computer level: how it plays and how strong it was measured.
+
+    ``ply`` and ``noise`` weaken it by principle, not by random blunders: ``ply`` is
+    bgsage's search depth, ``noise`` the standard deviation (in equity) of a Gaussian
+    error added to every candidate's evaluation, so a weaker level misjudges close plays
+    often and clear ones seldom. ``error_bgsage`` / ``error_fallback`` are the error rates
+    (equity lost per decision x 1000, as bench/strength.py measures them against bgsage
+    2-ply) with and without bgsage; ``None`` where not measured yet. ``rating`` is the
+    starting rating its account should carry (FIBS-style, from the error rate).
+    """
+
+    name: str
+    word: str
+    feel: str
+    ply: str
+    noise: float
+    fallback_noise: float
+    rating: float
+    error_bgsage: float | None
+    error_fallback: float | None
+
+
+BG_LEVEL_TABLE: tuple[BgLevel, ...] = (
+    BgLevel("bg-beginner", "Beginner", "plays by feel, often misjudges", "1ply", 0.10, 0.08,
+            1250.0, 34.0, None),
+    BgLevel("bg-casual", "Casual", "knows the basics, slips often", "1ply", 0.05,
+            0.04, 1450.0, 17.0, None),
+    BgLevel("bg-club", "Club", "a solid club player", "1ply", 0.03, 0.02, 1650.0, 8.9, None),
+    BgLevel("bg-strong", "Strong", "a strong program, one roll deep", "1ply",
+            0.010, 0.0, 1850.0, 3.8, 45.0),
+    BgLevel("bg-expert", "Expert", "looks two rolls ahead", "2ply", 0.0,
+            0.0, 2000.0, 1.9, 45.0),
+)  # fmt: skip
+"""The backgammon levels, weakest first. Error figures: bench/strength.py, 24 money games
+per level against the expert (load average 6.3 on 2 cores); the expert's own 1.9 is gnubg
+2-ply's analysis (issue 22), since bgsage 2-ply cannot judge its own plays; the fallback's
+45 is its noiseless setting (strong and expert)."""
+
+LEVEL_ALIASES: dict[str, str] = {"bg-intermediate": "bg-strong"}
+"""Retired level names and the level that now plays their seats: ``bg-intermediate``
+(bgsage 1-ply, measured 3.6 x 1000) is as strong as ``bg-strong``."""
+
+BG_LEVELS: tuple[tuple[str, str], ...] = tuple(
+    (lv.name, f"{lv.word}: {lv.feel}") for lv in BG_LEVEL_TABLE
+)
+"""Backgammon bot levels, weakest first: (level name, plain description);
+:func:`bg_levels` gives the descriptions with the strength measured on this machine."""
+
+_LEVELS_BY_NAME = {lv.name: lv for lv in BG_LEVEL_TABLE}
+
+
+def bg_level(name: str) -> BgLevel:
+    """The level called ``name`` (a retired name gives the level that replaced it)."""
+    key = name.lower()
+    lv = _LEVELS_BY_NAME.get(LEVEL_ALIASES.get(key, key))
+    if lv is None:
+        known = ", ".join(n for n, _ in BG_LEVELS)
+        raise ValueError(f"unknown backgammon level {name!r} (known: {known})")
+    return lv
+
+
+def describe(lv: BgLevel, *, bgsage: bool) -> str:
+    """A level's description with the strength it has on a machine with (or without)
+    bgsage: its measured error rate, or that it was not measured."""
+    err = lv.error_bgsage if bgsage else lv.error_fallback
+    # Short: each description must fit one 80-column line of the Begin screen.
+    engine = "" if bgsage else ", no bgsage"
+    figure = f"~{err:.0f} errors/1000" if err is not None else "unmeasured"
+    if err is not None and err < 2.5:
+        figure = f"~{err:.1f} errors/1000"
+    return f"{lv.word}: {lv.feel} ({figure}{engine})"
+
+
+def strength_tag(name: str) -> str:
+    """A short mark of a computer account's measured strength for lists, e.g. ``"~9"``
+    (errors per 1000 decisions) for ``bg-club``; ``""`` for any other name or where the
+    level was not measured with this machine's engine."""
+    key = name.lower()
+    lv = _LEVELS_BY_NAME.get(LEVEL_ALIASES.get(key, key))
+    if lv is None:
+        return ""
+    err = lv.error_bgsage if has_bgsage() else lv.error_fallback
+    if err is None:
+        return ""
+    return f"~{err:.1f}" if err < 2.5 else f"~{err:.0f}"
 
 
 def bg_levels() -> list[tuple[str, str]]:
     """The backgammon levels with descriptions of how they play on this machine."""
-    if has_bgsage():
-        return list(BG_LEVELS)
-    return [(name, _FALLBACK_DESCRIPTIONS[name]) for name, _ in BG_LEVELS]
+    with_bgsage = has_bgsage()
+    return [(lv.name, describe(lv, bgsage=with_bgsage)) for lv in BG_LEVEL_TABLE]
 
-# Per level: bgsage evaluation depth, and the standard deviation (in equity) of the noise
-# added to each candidate's equity. The fallback uses only the noise.
-_LEVEL_SETTINGS: dict[str, tuple[str, float]] = {
-    "bg-beginner": ("1ply", 0.12),
-    "bg-intermediate": ("1ply", 0.0),
-    "bg-expert": ("2ply", 0.0),
-}
+
 # Below this cubeless winning chance no double can be right (money or match, except for
 # the trailer against a 1-away opponent, which is handled apart).
 _NO_DOUBLE_BELOW = 0.58
 # How many of the cubeless search's best plays the expert re-scores cube-aware.
 _CUBEFUL_TOP = 3
-_FALLBACK_NOISE = {"bg-beginner": 0.08, "bg-intermediate": 0.0, "bg-expert": 0.0}
+# A chance below this is no chance: a game this settled is resigned.
+_SETTLED = 1e-4
+# Positions in which an engine remembers having offered to resign (one offer each).
+_OFFERS_KEPT = 256
 
 
 def load_bgsage() -> Any | None:
@@ -199,13 +272,13 @@ class BgEngine:
         threads: int = 0,
         analyzers: AnalyzerPool | None = None,
     ) -> None:
-        if level not in _LEVEL_SETTINGS:
-            known = ", ".join(name for name, _ in BG_LEVELS)
-            raise ValueError(f"unknown backgammon level {level!r} (known: {known})")
-        self.level = level
+        spec = bg_level(level)
+        self.level = spec.name
+        self.spec = spec
         self.rules = BackgammonRules()
         self.rng = rng if rng is not None else random.Random()
         self._rng_lock = threading.Lock()
+        self._offered: OrderedDict[tuple[object, ...], None] = OrderedDict()
         module = load_bgsage() if use_bgsage is not False else None
         self.engine = "bgsage" if module is not None else "pubeval"
         self._analyzer: Any = None
@@ -217,7 +290,7 @@ class BgEngine:
             # bgsage's compiled core, shipped in the same wheel (cube arithmetic).
             self._cpp = importlib.import_module("bgbot_cpp")
             pool = analyzers if analyzers is not None else AnalyzerPool(module, threads)
-            ply, _ = _LEVEL_SETTINGS[level]
+            ply = spec.ply
             # One network evaluation for quick estimates (post-move analyses ignore the
             # analyzer's cubeful flag, so the 1-ply cubeful analyzer serves).
             self._quick = pool.get("1ply", cubeful=True)
@@ -231,14 +304,21 @@ class BgEngine:
                 # of the same analyzer give cubeful equities.
                 self._deep = True
                 self._play_analyzer = self._analyzer = pool.get(ply, cubeful=False)
-        noise = _LEVEL_SETTINGS[level][1] if module is not None else _FALLBACK_NOISE[level]
-        self.noise = noise
+        self.noise = spec.noise if module is not None else spec.fallback_noise
 
     # --- the decision for the seat to act -------------------------------------------------
 
     def choose(self, state: BackgammonState) -> BgMove:
-        """The move this level makes for the seat to act. ``ValueError`` if nobody acts."""
+        """The move this level makes for the seat to act. ``ValueError`` if nobody acts.
+
+        In a settled game (see :meth:`settled_loss`) the seat on roll first offers to
+        resign what it is sure to lose; offered once per position, so an opponent who
+        rejects gets the turn back and the bot plays on."""
         phase = state.phase
+        if phase in (DECIDE, MOVING):
+            level = self.settled_loss(state)
+            if level and self._first_offer(state):
+                return resign(level)
         if phase == MOVING:
             ranked = self.rank_plays(state, noisy=True)
             if ranked:
@@ -262,6 +342,44 @@ class BgEngine:
         if phase == RESIGNING:
             return ACCEPT if self._accepts_resignation(state) else REJECT
         return legal[0]
+
+    def _first_offer(self, state: BackgammonState) -> bool:
+        """True the first time this engine offers to resign in this exact position."""
+        key = (state.board, state.turn, state.dice, state.score, state.cube, state.phase)
+        with self._rng_lock:
+            if key in self._offered:
+                return False
+            self._offered[key] = None
+            while len(self._offered) > _OFFERS_KEPT:
+                self._offered.popitem(last=False)
+            return True
+
+    def settled_loss(self, state: BackgammonState) -> int:
+        """How much the seat on roll is sure to lose, when that is settled: 1 (single),
+        2 (gammon), 3 (backgammon); 0 while anything is still in doubt.
+
+        Only a race (no contact left) counts, where bgsage's bearoff database and race
+        net are near exact; the thresholds leave no practical chance either way."""
+        if self._analyzer is None or self._cpp is None:
+            return 0  # the fallback engine does not resign (its race odds are rougher)
+        board = board_of(state, state.turn)
+        if not self._cpp.is_race(board):
+            return 0
+        r = self._quick.post_move_analytics(board_of(state, 1 - state.turn))
+        p = r.probs.to_list()  # the opponent's view: win, wing, winbg, loseg, losebg
+        # Before the roll the chance must be none for the roll to come; with the dice
+        # rolled, none for any one roll (the pre-roll chance spread over 36 rolls).
+        none = _SETTLED if state.phase == DECIDE else _SETTLED / 36
+        sure = 1.0 - none
+        if p[0] < sure:
+            return 0
+        if p[2] >= sure:
+            return 3
+        if p[1] >= sure and p[2] <= none:
+            return 2
+        if p[1] <= none:
+            return 1
+        return 0
 
     # --- checker play -------------------------------------------------------------------
 
@@ -344,7 +462,7 @@ class BgEngine:
         )
         found = {tuple(m.board): float(m.equity) for m in result.moves}
         if self._deep and found:
-            found = self._cubeful_top(state, result.moves, found, force)
+            found = self._cubeful_top(state, result.moves, found, force, self._match_top(state))
         worst = min(found.values(), default=0.0)
         out = []
         for b in boards:
@@ -356,12 +474,33 @@ class BgEngine:
             out.append(eq)
         return out
 
+    def _match_top(self, state: BackgammonState) -> list[tuple[int, ...]] | None:
+        """At a match score, the two best plays of the match-aware 1-ply search (bgsage's
+        cubeless 2-ply search ignores the score); ``None`` in money play."""
+        cv = cube_view(state)
+        if not cv.away1 or state.dice is None:
+            return None
+        result = self._quick.checker_play(
+            board_of(state, state.turn),
+            state.dice[0],
+            state.dice[1],
+            cube_value=cv.cube,
+            cube_owner=cv.owner,
+            away1=cv.away1,
+            away2=cv.away2,
+            is_crawford=cv.crawford,
+            jacoby=False,
+            beaver=False,
+        )
+        return [tuple(m.board) for m in result.moves[:2]]
+
     def _cubeful_top(
         self,
         state: BackgammonState,
         moves: list[Any],
         found: dict[tuple[int, ...], float],
         force: list[list[int]] | None,
+        match_top: list[tuple[int, ...]] | None = None,
     ) -> dict[tuple[int, ...], float]:
         """Re-score the best few plays of a cubeless search cube- and score-aware.
 
@@ -372,7 +511,18 @@ class BgEngine:
         scale by the mean difference, which keeps them below the re-scored ones.
         """
         cv = cube_view(state)
-        picked = [tuple(m.board) for m in moves[:_CUBEFUL_TOP]]
+        ranked = [tuple(m.board) for m in moves]
+        if match_top:
+            # At a match score: the cubeless search's best two and the match-aware
+            # 1-ply's best two (what the score favours), then the cubeless order.
+            picked = list(dict.fromkeys([*ranked[:2], *(b for b in match_top if b in found)]))
+            for key in ranked:
+                if len(picked) >= _CUBEFUL_TOP:
+                    break
+                if key not in picked:
+                    picked.append(key)
+        else:
+            picked = ranked[:_CUBEFUL_TOP]
         for b in force or ():
             if tuple(b) in found and tuple(b) not in picked:
                 picked.append(tuple(b))
@@ -410,13 +560,14 @@ class BgEngine:
         board = board_of(state, state.turn)
         if self._analyzer is not None:
             d = self._bgsage_cube(state)
-            return (
-                float(d.equity_nd),
-                float(d.equity_dt),
-                float(d.equity_dp),
-                bool(d.should_double),
-                bool(d.should_take),
-            )
+            nd, dt, dp = float(d.equity_nd), float(d.equity_dt), float(d.equity_dp)
+            if not self._deep:
+                return nd, dt, dp, bool(d.should_double), bool(d.should_take)
+            # The decisions follow from the equities themselves: bgsage's own
+            # ``should_double`` says double in a post-Crawford game where the trailer's
+            # near-sure gammon (the match) is worth more than the leader's drop to double
+            # match point (nd 3.0, dp 1.0).
+            return nd, dt, dp, min(dt, dp) > nd + 1e-9, dt <= dp
         p = pubeval.pre_roll_probabilities(board)
         mine = cv.for_pubeval()
         theirs = cv.for_pubeval(flipped=True)
@@ -449,13 +600,33 @@ class BgEngine:
         return [1.0 - p[0], p[3], p[4], p[1], p[2]]
 
     def _bgsage_cube(self, state: BackgammonState) -> Any:
-        """bgsage's cube decision (Janowski) for the seat on roll: an object with
-        ``equity_nd``, ``equity_dt``, ``equity_dp``, ``should_double``, ``should_take``.
+        """bgsage's cubeful cube decision for the seat on roll, at this level's depth: an
+        object with ``equity_nd``, ``equity_dt``, ``equity_dp``, ``should_double``,
+        ``should_take``.
 
-        Assembled from the pre-roll probabilities rather than ``BgBotAnalyzer.cube_action``,
-        which reloads the network weights from disk on every call (100-150 ms); the
-        result is the same.
+        ``BgBotAnalyzer.cube_action`` evaluates the position cubefully at the analyzer's
+        depth (at a match score through bgsage's match-equity table, Crawford included),
+        where the old Janowski estimate from cubeless probabilities doubled too early
+        (issue 22: 32 of 123 expert doubles before the doubling point). The 1-ply levels
+        keep that cheaper estimate (a few ms against 40 ms): their noise costs far more.
         """
+        cv = cube_view(state)
+        if not self._deep:
+            return self._janowski_cube(state)
+        return self._analyzer.cube_action(
+            board_of(state, state.turn),
+            cube_value=cv.cube,
+            cube_owner=cv.owner,
+            away1=cv.away1,
+            away2=cv.away2,
+            is_crawford=cv.crawford,
+            jacoby=cv.jacoby and cv.away1 == 0,
+            beaver=cv.beavers and cv.away1 == 0,
+        )
+
+    def _janowski_cube(self, state: BackgammonState) -> Any:
+        """bgsage's Janowski cube estimate from the pre-roll probabilities at this level's
+        depth (the same fields as :meth:`_bgsage_cube`)."""
         cpp = self._cpp
         cv = cube_view(state)
         board = board_of(state, state.turn)
@@ -472,8 +643,22 @@ class BgEngine:
             probs, cv.cube, owner, x, cv.away1, cv.away2, cv.crawford, jacoby
         )
 
+    def _noisy(self, values: tuple[float, ...]) -> tuple[float, ...]:
+        """``values`` with this level's evaluation noise (unchanged without noise)."""
+        if not self.noise:
+            return values
+        with self._rng_lock:
+            return tuple(v + self.rng.gauss(0.0, self.noise) for v in values)
+
     def _wants_double(self, state: BackgammonState) -> bool:
-        return self.is_cube_decision(state) and self.cube_analysis(state)[3]
+        if not self.is_cube_decision(state):
+            return False
+        nd, dt, dp, double, _ = self.cube_analysis(state)
+        if not self.noise:
+            return double
+        # A weaker level misjudges the cube as it misjudges plays: by its noise.
+        nd, dt, dp = self._noisy((nd, dt, dp))
+        return min(dt, dp) > nd
 
     def is_cube_decision(self, state: BackgammonState) -> bool:
         """Is doubling worth thinking about for the seat on roll (in the deciding phase)?
@@ -511,6 +696,11 @@ class BgEngine:
         if self._analyzer is not None:
             d = self._bgsage_cube(state)
             take = bool(d.should_take)
+            if self._deep:
+                take = float(d.equity_dt) <= float(d.equity_dp)
+            if self.noise:
+                dt, dp = self._noisy((float(d.equity_dt), float(d.equity_dp)))
+                take = dt <= dp
             # A beaver is right when the taker is the favourite after taking.
             return take, take and cv.beavers and float(d.equity_dt) < 0.0
         p = pubeval.invert(pubeval.pre_roll_probabilities(board))

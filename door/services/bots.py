@@ -29,9 +29,11 @@ When the database cannot save a bot's move (the disk full, the server gone: a
 doubling to 5 s), and at once when any write of this process succeeds again
 (``Database.health``), so the bots resume within seconds of space coming back.
 
-Levels (``levels(kind)``): backgammon ``bg-beginner`` (1-ply with noise),
-``bg-intermediate`` (1-ply), ``bg-expert`` (2-ply) with bgsage where installed, else the
-pure-Python fallback (:mod:`door.games.backgammon.pubeval`) at every level; Spectrangle
+Levels (``levels(kind)``): backgammon ``bg-beginner``, ``bg-casual``, ``bg-club``,
+``bg-strong`` (bgsage 1-ply with less and less evaluation noise) and ``bg-expert`` (2-ply)
+with bgsage where installed, else the pure-Python fallback
+(:mod:`door.games.backgammon.pubeval`) with noise; see ``bgengine.BG_LEVEL_TABLE`` (the
+retired ``bg-intermediate`` plays as ``bg-strong``); Spectrangle ``spectrangle-novice``,
 ``spectrangle-greedy`` and ``spectrangle-strong`` (:mod:`door.games.spectrangle.bot`).
 
 What the screens use: ``BotRunner.levels(kind)``, ``await hint(kind, state, n)``,
@@ -67,8 +69,9 @@ from door.store.retry import Backoff
 log = logging.getLogger(__name__)
 
 SPECTRANGLE_LEVELS: tuple[tuple[str, str], ...] = (
-    ("spectrangle-greedy", "Greedy: takes the best score it can see right now"),
-    ("spectrangle-strong", "Strong: weighs what its move leaves to the next players"),
+    ("spectrangle-novice", "Novice: places any piece that fits, without weighing the score"),
+    ("spectrangle-greedy", "Greedy: takes the best score it sees; beats Novice 49 in 50"),
+    ("spectrangle-strong", "Strong: weighs what its move leaves; beats Greedy 19 in 20"),
 )
 
 _LEVELS_BY_KIND: dict[str, tuple[tuple[str, str], ...]] = {
@@ -76,7 +79,10 @@ _LEVELS_BY_KIND: dict[str, tuple[tuple[str, str], ...]] = {
     "spectrangle": SPECTRANGLE_LEVELS,
 }
 """Level names by game kind (descriptions as with bgsage; see :func:`levels`)."""
-_DEFAULT_LEVEL = {"backgammon": "bg-intermediate", "spectrangle": "spectrangle-greedy"}
+_DEFAULT_LEVEL = {"backgammon": "bg-club", "spectrangle": "spectrangle-greedy"}
+_ALIASES_BY_KIND: dict[str, dict[str, str]] = {"backgammon": bgengine.LEVEL_ALIASES}
+"""Retired level names by game kind and the level that now plays their seats (their
+accounts and ratings stay as they are; a game begun with one goes on at the new level)."""
 
 # A rules bug or a broken engine must never make a bot spin on one game.
 _MAX_ACTIONS_PER_WAKE = 200
@@ -214,6 +220,9 @@ def resolve_level(kind: str, level: str | None) -> str:
     known = {name.lower(): name for name, _ in levels(kind)}
     if level is not None and level.lower() in known:
         return known[level.lower()]
+    retired = _ALIASES_BY_KIND.get(kind, {})
+    if level is not None and level.lower() in retired:
+        return retired[level.lower()]
     if kind not in _DEFAULT_LEVEL:
         raise ValueError(f"no computer player knows the game {kind!r}")
     return _DEFAULT_LEVEL[kind]

@@ -27,13 +27,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NoticeKind = Literal[
-    "move", "your_turn", "finished", "joined", "invited", "declined", "resync"
+    "move", "your_turn", "finished", "joined", "invited", "declined", "resync", "page",
+    "broadcast", "mail",
 ]
 """``invited``: a named invitation to the users in ``user_ids`` (their seat is kept);
 ``declined``: an invitee declined and the game was cancelled; ``resync``: notices may
 have been missed (a cross-process hub lost its connection for a while), so every
 subscriber gets one, about no game in particular (``game_id`` 0), and re-reads whatever
-it shows."""
+it shows. ``page``: a one-line live message to the users in ``user_ids`` (issue 17;
+``game_id`` is minus the sender's user id, ``seq`` a random number that tells pages apart;
+door/services/presence.py). ``broadcast``: the sysop's line to everyone online (the
+same shape); ``mail``: "new mail from …" to its recipient (``game_id`` minus the mail's id).
+"""
 
 NOTICE_KINDS: frozenset[str] = frozenset(get_args(NoticeKind))
 

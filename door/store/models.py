@@ -156,6 +156,8 @@ class UserRow(Base):
     skeleton_cased: Mapped[str | None] = mapped_column(String(200))
     # signed up while sign-ups needed the sysop's approval, and not yet approved
     is_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # the player's IANA time zone (migration 0010); NULL: the server's
+    time_zone: Mapped[str | None] = mapped_column(String(64))
 
 
 class SshKeyRow(Base):
@@ -237,6 +239,15 @@ class GameRow(Base):
     # events the game has logged (the k of the next one)
     dice_seed: Mapped[bytes | None] = mapped_column(LargeBinary)
     chance_count: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+    # the clock (migration 0010, door/services/timecontrol.py): each seat's bank to begin
+    # with, whether weekends are off, and when the current turn began (the deadline is
+    # worked out from it again when the mover's vacation or time zone changes)
+    bank_s: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+    weekends_off: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    turn_started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # when the move's own time runs out and the mover's bank begins to run (``deadline``
+    # is when the bank is spent too: the timeout)
+    move_deadline: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class SeatRow(Base):
@@ -254,6 +265,21 @@ class SeatRow(Base):
     last_seen_seq: Mapped[int] = mapped_column(Integer, default=0)
     # the seat's dice word, mixed into every roll (fairdice): '' when none was given
     dice_word: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    # the seat's time bank left, in seconds (migration 0010)
+    bank_s: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+
+
+class VacationRow(Base):
+    """A player's vacation: every clock of theirs stands still from ``starts_at`` to
+    ``ends_at`` (migration 0010)."""
+
+    __tablename__ = "vacations"
+    __table_args__ = (Index("ix_vacations_user_id_ends_at", "user_id", "ends_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    starts_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    ends_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 class GameEventRow(Base):
@@ -380,3 +406,83 @@ class OutboxRow(Base):
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     lease_owner: Mapped[str] = mapped_column(String(100), default="")
     lease_until: Mapped[float] = mapped_column(Float, default=0.0)
+
+
+class MailRow(Base):
+    """A private message from one player to another (issue 17, door/services/mail.py):
+    kept until its recipient deletes it; ``read_at`` is empty until they open it. The
+    text was cleaned (no control or escape sequences) before it was stored."""
+
+    __tablename__ = "mail"
+    # a recipient's inbox, newest first, and the count of its unread messages
+    __table_args__ = (Index("ix_mail_recipient_id_id", "recipient_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sender_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    recipient_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    subject: Mapped[str] = mapped_column(String(80))
+    body: Mapped[str] = mapped_column(Text)
+    sent_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    read_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class PresenceRow(Base):
+    """One signed-in session, as its process last reported it (issue 17's W)ho across
+    processes, door/services/presence.py): each process rewrites its own rows every few
+    seconds, so the rows of a process that died stop being fresh and are not shown."""
+
+    __tablename__ = "presence"
+    __table_args__ = (Index("ix_presence_heartbeat_at", "heartbeat_at"),)
+
+    origin: Mapped[str] = mapped_column(String(100), primary_key=True)
+    session: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(40))
+    transport: Mapped[str] = mapped_column(String(16))
+    where_text: Mapped[str] = mapped_column(String(80))
+    last_key_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    heartbeat_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class AuditRow(Base):
+    """One thing a sysop did on the console (issue 17): who, what, to whom, when, and the
+    detail (a reason). Never changed nor deleted by door."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sysop_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    sysop_name: Mapped[str] = mapped_column(String(40))
+    action: Mapped[str] = mapped_column(String(32))
+    target: Mapped[str] = mapped_column(String(80))
+    detail: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class ReportRow(Base):
+    """A message a player reported to the sysop, with a copy of its text as they saw it
+    (``channel``: mail, page, chat, note; ``item``: that message's id where it has one)."""
+
+    __tablename__ = "reports"
+    __table_args__ = (Index("ix_reports_resolved_at_id", "resolved_at", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    reporter_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    about_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    channel: Mapped[str] = mapped_column(String(16))
+    item: Mapped[int | None] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class MuteRow(Base):
+    """A user who may not send mail, pages or chat until ``until``."""
+
+    __tablename__ = "mutes"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    until: Mapped[datetime] = mapped_column(UTCDateTime)
+    reason: Mapped[str] = mapped_column(Text)

@@ -48,36 +48,47 @@ from sqlalchemy.sql.dml import Update
 from sqlalchemy.sql.expression import Executable
 
 from door.store.models import (
+    AuditRow,
     BbsIdentityRow,
     ClaimRow,
     GameEventRow,
     GameRow,
+    MailRow,
+    MuteRow,
     NoticePrefsRow,
     OutboxRow,
+    PresenceRow,
     RatingChangeRow,
     RatingRow,
+    ReportRow,
     SeatRow,
     SignupRow,
     SshKeyRow,
     UserRow,
     UTCDateTime,
+    VacationRow,
 )
 from door.store.records import (
+    AuditRecord,
     EventRecord,
     FinishedGame,
     GameRecord,
     KeyRecord,
+    MailRecord,
     NoticePrefsRecord,
     OutboxRecord,
     OverdueGame,
+    PresenceRecord,
     RankedRating,
     RatingChangeRecord,
     RatingRecord,
     ReminderDue,
+    ReportRecord,
     SeatActivity,
     SeatRecord,
     SignupCounts,
     UserRecord,
+    VacationRecord,
 )
 from door.store.runner import Query
 
@@ -99,7 +110,7 @@ def _table(model: Any) -> Table:
 def _user(v: Sequence[Any]) -> UserRecord:
     return UserRecord(
         v[0], v[1], v[2], v[3], bool(v[4]), bool(v[5]), bool(v[6]), dict(v[7] or {}), v[8], v[9],
-        v[10], v[11], bool(v[12]),
+        v[10], v[11], bool(v[12]), v[13],
     )  # fmt: skip
 
 
@@ -111,16 +122,17 @@ def _game(v: Sequence[Any]) -> GameRecord:
     return GameRecord(
         v[0], v[1], dict(v[2] or {}), v[3], v[4], v[5], v[6], v[7], v[8], bool(v[9]),
         v[10], v[11], v[12], v[13], v[14] or "", None if v[15] is None else dict(v[15]), v[16],
-        None if v[17] is None else bytes(v[17]), int(v[18] or 0),
+        None if v[17] is None else bytes(v[17]), int(v[18] or 0), int(v[19] or 0),
+        bool(v[20]), v[21], v[22],
     )  # fmt: skip
 
 
 def seat_record(v: Sequence[Any]) -> SeatRecord:
     # the seats table's columns, then the user's name
-    return SeatRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[8], v[7] or "")
+    return SeatRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[9], v[7] or "", int(v[8] or 0))
 
 
-GAME_COLUMNS = 19  # the games table's columns, which lead each row of game_with_seats
+GAME_COLUMNS = 23  # the games table's columns, which lead each row of game_with_seats
 
 
 def game_and_seat(v: Sequence[Any]) -> tuple[GameRecord, SeatRecord | None]:
@@ -200,6 +212,27 @@ def _signup_counts(v: Sequence[Any]) -> SignupCounts:
     return SignupCounts(int(v[0]), int(v[1] or 0))
 
 
+def _vacation(v: Sequence[Any]) -> VacationRecord:
+    return VacationRecord(v[0], v[1], v[2], v[3])
+
+
+def _mail(v: Sequence[Any]) -> MailRecord:
+    # the mail table's columns, then the sender's name (an outer join: may be missing)
+    return MailRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7] or "")
+
+
+def _presence(v: Sequence[Any]) -> PresenceRecord:
+    return PresenceRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
+
+
+def _audit(v: Sequence[Any]) -> AuditRecord:
+    return AuditRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6])
+
+
+def _report(v: Sequence[Any]) -> ReportRecord:
+    return ReportRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
+
+
 def _overdue(v: Sequence[Any]) -> OverdueGame:
     return OverdueGame(int(v[0]), int(v[1]))
 
@@ -223,6 +256,8 @@ class Queries:
         self._log_and_lists()
         self._ratings()
         self._claims()
+        self._clock()
+        self._mail()
         self.archive = ArchiveQueries(self.games, self.seats)
         outbox, prefs = _table(OutboxRow), _table(NoticePrefsRow)
         self.outbox_pg = OutboxQueries(
@@ -277,7 +312,8 @@ class Queries:
         self.update_user = _write(
             "update_user",
             _update(users, "name", "password_hash", "is_sysop", "is_banned", "is_bot",
-                    "settings", "last_login_at", "is_pending").where(users.c.id == p("w_id")),
+                    "settings", "last_login_at", "is_pending", "time_zone")
+            .where(users.c.id == p("w_id")),
         )  # fmt: skip
         either = (users.c.skeleton, users.c.skeleton_cased)
         self.user_by_looks = Query(
@@ -408,7 +444,8 @@ class Queries:
         self.save_game = _write(
             "save_game",
             _update(games, "status", "snapshot", "to_act", "deadline", "updated_at",
-                    "finished_at", "summary", "outcome", "last_seq", "chance_count")
+                    "finished_at", "summary", "outcome", "last_seq", "chance_count",
+                    "turn_started_at", "move_deadline")
             .values(version=p("new_version"))
             .where(
                 and_(
@@ -471,11 +508,11 @@ class Queries:
         self.insert_seats = _write(
             "insert_seats",
             _insert(seats, "game_id", "seat", "kind", "user_id", "bot_level", "timeouts",
-                    "last_seen_seq", "dice_word"),
+                    "last_seen_seq", "dice_word", "bank_s"),
         )  # fmt: skip
         self.update_seat = _write(
             "update_seat",
-            _update(seats, "kind", "user_id", "bot_level", "timeouts", "dice_word").where(
+            _update(seats, "kind", "user_id", "bot_level", "timeouts", "dice_word", "bank_s").where(
                 and_(seats.c.game_id == p("w_game_id"), seats.c.seat == p("w_seat"))
             ),
         )
@@ -801,6 +838,117 @@ class Queries:
         )
         return count, page
 
+    def _clock(self) -> None:
+        """Vacations and what a player's clock depends on (door/services/timecontrol.py)."""
+        users, games, seats = self.users, self.games, self.seats
+        vacations = self.vacations = _table(VacationRow)
+        p = bindparam
+        # each player's zone and every vacation of theirs that ends after ``since``: one
+        # statement for both players of a move (a player without any gives one row of NULLs)
+        self.player_clocks = Query(
+            "player_clocks",
+            select(users.c.id, users.c.time_zone, vacations.c.starts_at, vacations.c.ends_at)
+            .select_from(
+                users.outerjoin(
+                    vacations,
+                    and_(vacations.c.user_id == users.c.id, vacations.c.ends_at > p("since")),
+                )
+            )
+            .where(users.c.id.in_(p("ids", expanding=True)))
+            .order_by(users.c.id, vacations.c.starts_at),
+            _row,
+        )
+        self.users_on_vacation = Query(
+            "users_on_vacation",
+            select(vacations.c.user_id)
+            .where(
+                and_(
+                    vacations.c.user_id.in_(p("ids", expanding=True)),
+                    vacations.c.ends_at > p("at"),
+                    vacations.c.starts_at <= p("at"),
+                )
+            )
+            .distinct(),
+            _one_int,
+        )
+        self.vacations_of = Query(
+            "vacations_of",
+            select(vacations)
+            .where(and_(vacations.c.user_id == p("user_id"), vacations.c.ends_at > p("since")))
+            .order_by(vacations.c.starts_at),
+            _vacation,
+        )
+        self.insert_vacation = Query(
+            "insert_vacation",
+            _insert(vacations, "user_id", "starts_at", "ends_at").returning(vacations.c.id),
+            _one_int,
+        )
+        self.end_vacation = _write(
+            "end_vacation",
+            update(vacations)
+            .where(and_(vacations.c.id == p("w_id"), vacations.c.user_id == p("w_user_id")))
+            .values(ends_at=p("ends_at")),
+        )
+        self.delete_vacation = _write(
+            "delete_vacation",
+            delete(vacations).where(
+                and_(vacations.c.id == p("w_id"), vacations.c.user_id == p("w_user_id"))
+            ),
+        )
+        # the running games whose turn is ``user_id``'s (their deadline follows the
+        # player's vacations and zone)
+        self.games_to_act = Query(
+            "games_to_act",
+            select(games)
+            .join(
+                seats,
+                and_(seats.c.game_id == games.c.id, seats.c.seat == games.c.to_act),
+            )
+            .where(
+                and_(
+                    seats.c.user_id == p("user_id"),
+                    seats.c.kind.in_(("user", "bot")),
+                    games.c.status == "active",
+                )
+            )
+            .order_by(games.c.id),
+            _game,
+        )
+        # a new deadline for the turn as it stands (no new version: nothing of the game
+        # changed but when its clock runs out; a move since then wins)
+        self.set_deadline = _write(
+            "set_deadline",
+            update(games)
+            .where(and_(games.c.id == p("w_id"), games.c.version == p("w_version")))
+            .values(deadline=p("deadline"), move_deadline=p("move_deadline")),
+        )
+
+    def _mail(self) -> None:
+        """Private messages (see the mail section below)."""
+        _mail_queries(self)
+
+    insert_mail: Query[int]
+    inbox: Query[MailRecord]
+    one_mail: Query[MailRecord]
+    unread_mail: Query[int]
+    mark_mail_read: Query[None]
+    delete_mail: Query[None]
+    delete_presence: Query[None]
+    insert_audit: Query[None]
+    recent_audit: Query[AuditRecord]
+    insert_report: Query[int]
+    open_reports: Query[ReportRecord]
+    resolve_report: Query[None]
+    delete_mute: Query[None]
+    insert_mute: Query[None]
+    mute_until: Query[Sequence[Any]]
+    users_by_prefix: Query[UserRecord]
+    moves_since: Query[int]
+    pg_database_size: Query[int]
+    insert_presence: Query[None]
+    fresh_presence: Query[PresenceRecord]
+    forget_presence_before: Query[None]
+
     def _claims(self) -> None:
         """Claims on work one process must do at a time (see the section's comment)."""
         games = self.games
@@ -832,6 +980,123 @@ class Queries:
             claims, (func.julianday("now") - 2440587.5) * 86400.0, sqlite.insert
         )
 
+
+
+# --- mail ------------------------------------------------------------------------------
+# Private messages (issue 17, door/services/mail.py): a recipient reads only their own
+# rows, through ix_mail_recipient_id_id; every write names the recipient too, so a
+# message id from a player's keys cannot reach another player's mail.
+
+
+def _mail_queries(q: Queries) -> None:
+    mail, users = _table(MailRow), q.users
+    p = bindparam
+    q.insert_mail = Query(
+        "insert_mail",
+        _insert(mail, "sender_id", "recipient_id", "subject", "body", "sent_at")
+        .returning(mail.c.id),
+        _one_int,
+    )
+    with_sender = select(mail, users.c.name).select_from(
+        mail.outerjoin(users, users.c.id == mail.c.sender_id)
+    )
+    q.inbox = Query(
+        "inbox",
+        with_sender.where(mail.c.recipient_id == p("user_id"))
+        .order_by(mail.c.id.desc()).limit(p("limit")),
+        _mail,
+    )
+    q.one_mail = Query(
+        "one_mail",
+        with_sender.where(and_(mail.c.id == p("id"), mail.c.recipient_id == p("user_id"))),
+        _mail,
+    )
+    q.unread_mail = Query(
+        "unread_mail",
+        select(func.count()).where(
+            and_(mail.c.recipient_id == p("user_id"), mail.c.read_at.is_(None))
+        ),
+        _one_int,
+    )
+    q.mark_mail_read = _write(
+        "mark_mail_read",
+        update(mail).values(read_at=p("now")).where(
+            and_(mail.c.id == p("id"), mail.c.recipient_id == p("user_id"),
+                 mail.c.read_at.is_(None))
+        ),
+    )
+    presence = _table(PresenceRow)
+    # each process rewrites its own sessions' rows (delete, then insert: no upsert, the
+    # same on both backends); readers skip rows whose heartbeat is old (a dead process)
+    q.delete_presence = _write(
+        "delete_presence", delete(presence).where(presence.c.origin == p("origin"))
+    )
+    q.insert_presence = _write(
+        "insert_presence",
+        _insert(presence, "origin", "session", "user_id", "name", "transport", "where_text",
+                "last_key_at", "heartbeat_at"),
+    )  # fmt: skip
+    q.fresh_presence = Query(
+        "fresh_presence",
+        select(presence).where(presence.c.heartbeat_at >= p("since")),
+        _presence,
+    )
+    q.forget_presence_before = _write(
+        "forget_presence_before", delete(presence).where(presence.c.heartbeat_at < p("before"))
+    )
+    # --- the sysop's console: audit log, reports, mutes, finding users, health
+    audit, reports, mutes = _table(AuditRow), _table(ReportRow), _table(MuteRow)
+    q.insert_audit = _write(
+        "insert_audit",
+        _insert(audit, "sysop_id", "sysop_name", "action", "target", "detail", "at"),
+    )
+    q.recent_audit = Query(
+        "recent_audit", select(audit).order_by(audit.c.id.desc()).limit(p("limit")), _audit
+    )
+    q.insert_report = Query(
+        "insert_report",
+        _insert(reports, "reporter_id", "about_id", "channel", "item", "text", "created_at")
+        .returning(reports.c.id),
+        _one_int,
+    )
+    q.open_reports = Query(
+        "open_reports",
+        select(reports).where(reports.c.resolved_at.is_(None))
+        .order_by(reports.c.id).limit(p("limit")),
+        _report,
+    )
+    q.resolve_report = _write(
+        "resolve_report",
+        update(reports).values(resolved_at=p("now")).where(
+            and_(reports.c.id == p("id"), reports.c.resolved_at.is_(None))
+        ),
+    )
+    q.delete_mute = _write("delete_mute", delete(mutes).where(mutes.c.user_id == p("user_id")))
+    q.insert_mute = _write("insert_mute", _insert(mutes, "user_id", "until", "reason"))
+    q.mute_until = Query(
+        "mute_until", select(mutes.c.until).where(mutes.c.user_id == p("user_id")), _row
+    )
+    q.users_by_prefix = Query(
+        "users_by_prefix",
+        select(users).where(users.c.name_key.like(p("pattern"), escape="\\"))
+        .order_by(users.c.name_key).limit(p("limit")),
+        _user,
+    )
+    events = q.game_events
+    q.moves_since = Query(
+        "moves_since",
+        select(func.count()).where(
+            and_(events.c.kind == "move", events.c.created_at >= p("since"))
+        ),
+        _one_int,
+    )
+    q.pg_database_size = Query(
+        "pg_database_size", select(func.pg_database_size(func.current_database())), _one_int
+    )
+    q.delete_mail = _write(
+        "delete_mail",
+        delete(mail).where(and_(mail.c.id == p("id"), mail.c.recipient_id == p("user_id"))),
+    )
 
 
 # --- claims -------------------------------------------------------------------------------

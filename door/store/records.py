@@ -56,6 +56,8 @@ class UserRecord:
     skeleton: str | None = None
     skeleton_cased: str | None = None
     is_pending: bool = False
+    time_zone: str | None = None
+    """The player's IANA time zone (None: the server's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +113,14 @@ class GameRecord:
     record's repr, which a log line or a traceback might show)."""
     chance_count: int = 0
     """How many chance events the game has logged: the k of the next one."""
+    bank_s: int = 0
+    """Each seat's time bank to begin with, seconds (0: none)."""
+    weekends_off: bool = False
+    """Whether the clock stops on Saturday and Sunday in the mover's zone."""
+    turn_started_at: datetime | None = None
+    """When the current turn began (None: not running, or from before the clock)."""
+    move_deadline: datetime | None = None
+    """When the move's own time runs out and the mover's bank begins to run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +137,8 @@ class SeatRecord:
     user_name: str | None
     dice_word: str = ""
     """The word the seat's player gave for the dice ('' for none)."""
+    bank_s: int = 0
+    """The seat's time bank left, seconds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +160,27 @@ class EventRecord:
     kind: EventKind
     payload: JSONObject
     created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class VacationRecord:
+    """A ``vacations`` row: the user's clocks stand still from ``starts_at`` to
+    ``ends_at``."""
+
+    id: int
+    user_id: int
+    starts_at: datetime
+    ends_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerClock:
+    """What a player's clock depends on: their zone (None: the server's) and their
+    vacations that end after some time, oldest first."""
+
+    user_id: int
+    time_zone: str | None
+    vacations: tuple[tuple[datetime, datetime], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,3 +322,58 @@ class ReminderDue:
     game_id: int
     user_id: int
     deadline: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class MailRecord:
+    """A ``mail`` row, with its sender's name ("" for an account that is gone)."""
+
+    id: int
+    sender_id: int | None
+    recipient_id: int
+    subject: str
+    body: str
+    sent_at: datetime
+    read_at: datetime | None
+    sender_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PresenceRecord:
+    """A ``presence`` row: one signed-in session of some process."""
+
+    origin: str
+    session: int
+    user_id: int
+    name: str
+    transport: str
+    where_text: str
+    last_key_at: datetime
+    heartbeat_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRecord:
+    """An ``audit_log`` row."""
+
+    id: int
+    sysop_id: int | None
+    sysop_name: str
+    action: str
+    target: str
+    detail: str
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ReportRecord:
+    """A ``reports`` row."""
+
+    id: int
+    reporter_id: int | None
+    about_id: int | None
+    channel: str
+    item: int | None
+    text: str
+    created_at: datetime
+    resolved_at: datetime | None

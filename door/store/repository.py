@@ -29,24 +29,30 @@ from door.store.queries import (
     seat_record,
 )
 from door.store.records import (
+    AuditRecord,
     EventRecord,
     FinishedGame,
     GameRecord,
     JSONObject,
     KeyRecord,
+    MailRecord,
     NewEvent,
     NewOutbox,
     NoticePrefsRecord,
     OutboxRecord,
     OverdueGame,
+    PlayerClock,
+    PresenceRecord,
     RankedRating,
     RatingChangeRecord,
     RatingRecord,
     ReminderDue,
+    ReportRecord,
     SeatActivity,
     SeatRecord,
     SignupCounts,
     UserRecord,
+    VacationRecord,
 )
 from door.store.runner import ConflictError, PgRunner, Runner
 
@@ -142,6 +148,7 @@ class Repository:
                 "settings": user.settings,
                 "last_login_at": user.last_login_at,
                 "is_pending": user.is_pending,
+                "time_zone": user.time_zone,
             },
         )
 
@@ -246,6 +253,112 @@ class Repository:
         """Drop sign-up log rows older than ``before`` (the limits no longer count them)."""
         self._run.execute(self._q.delete_old_signups, {"before": before})
 
+    # --- mail (door/services/mail.py) ------------------------------------------------
+
+    def insert_mail(
+        self, sender_id: int, recipient_id: int, subject: str, body: str, now: datetime
+    ) -> int:
+        """A new message; returns its id."""
+        params = {"sender_id": sender_id, "recipient_id": recipient_id, "subject": subject,
+                  "body": body, "sent_at": now}  # fmt: skip
+        return self._run.rows(self._q.insert_mail, params)[0]
+
+    def inbox(self, user_id: int, limit: int) -> list[MailRecord]:
+        """``user_id``'s messages, newest first, at most ``limit``."""
+        return self._run.rows(self._q.inbox, {"user_id": user_id, "limit": limit})
+
+    def mail(self, user_id: int, mail_id: int) -> MailRecord | None:
+        """One of ``user_id``'s messages (None: not theirs, or gone)."""
+        return _first(self._run.rows(self._q.one_mail, {"id": mail_id, "user_id": user_id}))
+
+    def unread_mail(self, user_id: int) -> int:
+        return self._run.rows(self._q.unread_mail, {"user_id": user_id})[0]
+
+    def mark_mail_read(self, user_id: int, mail_id: int, now: datetime) -> None:
+        self._run.execute(self._q.mark_mail_read, {"id": mail_id, "user_id": user_id, "now": now})
+
+    def delete_mail(self, user_id: int, mail_id: int) -> bool:
+        """Delete one of ``user_id``'s messages; False if there was none."""
+        return self._run.execute(self._q.delete_mail, {"id": mail_id, "user_id": user_id}) > 0
+
+    # --- the sysop's console (door/services/sysop.py) --------------------------------
+
+    def insert_audit(
+        self, sysop_id: int | None, sysop_name: str, action: str, target: str, detail: str,
+        now: datetime,
+    ) -> None:  # fmt: skip
+        self._run.execute(self._q.insert_audit, {
+            "sysop_id": sysop_id, "sysop_name": sysop_name, "action": action,
+            "target": target, "detail": detail, "at": now,
+        })  # fmt: skip
+
+    def recent_audit(self, limit: int) -> list[AuditRecord]:
+        """The audit log, newest first."""
+        return self._run.rows(self._q.recent_audit, {"limit": limit})
+
+    def insert_report(
+        self, reporter_id: int, about_id: int | None, channel: str, item: int | None,
+        text: str, now: datetime,
+    ) -> int:  # fmt: skip
+        return self._run.rows(self._q.insert_report, {
+            "reporter_id": reporter_id, "about_id": about_id, "channel": channel,
+            "item": item, "text": text, "created_at": now,
+        })[0]  # fmt: skip
+
+    def open_reports(self, limit: int) -> list[ReportRecord]:
+        """Reports not yet reviewed, oldest first."""
+        return self._run.rows(self._q.open_reports, {"limit": limit})
+
+    def resolve_report(self, report_id: int, now: datetime) -> bool:
+        return self._run.execute(self._q.resolve_report, {"id": report_id, "now": now}) > 0
+
+    def set_mute(self, user_id: int, until: datetime | None, reason: str = "") -> None:
+        """Mute ``user_id`` until ``until`` (None: unmute)."""
+        self._run.execute(self._q.delete_mute, {"user_id": user_id})
+        if until is not None:
+            params = {"user_id": user_id, "until": until, "reason": reason}
+            self._run.execute(self._q.insert_mute, params)
+
+    def mute_until(self, user_id: int) -> datetime | None:
+        found = self._run.rows(self._q.mute_until, {"user_id": user_id})
+        return found[0][0] if found else None
+
+    def users_by_prefix(self, prefix: str, limit: int) -> list[UserRecord]:
+        """Users whose name key starts with ``prefix``, by name."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        params = {"pattern": escaped + "%", "limit": limit}
+        return self._run.rows(self._q.users_by_prefix, params)
+
+    def moves_since(self, since: datetime) -> int:
+        return self._run.rows(self._q.moves_since, {"since": since})[0]
+
+    def database_size(self) -> int | None:
+        """PostgreSQL's size of this database in bytes (None on SQLite: see the file)."""
+        if isinstance(self._run, PgRunner):
+            return self._run.rows(self._q.pg_database_size, {})[0]
+        return None
+
+    # --- presence (door/services/presence.py) ----------------------------------------
+
+    def replace_presence(self, origin: str, rows: Sequence[PresenceRecord]) -> None:
+        """``origin``'s sessions are these now (none: it has none)."""
+        self._run.execute(self._q.delete_presence, {"origin": origin})
+        if rows:
+            self._run.execute_many(self._q.insert_presence, [
+                {"origin": r.origin, "session": r.session, "user_id": r.user_id,
+                 "name": r.name, "transport": r.transport, "where_text": r.where_text,
+                 "last_key_at": r.last_key_at, "heartbeat_at": r.heartbeat_at}
+                for r in rows
+            ])  # fmt: skip
+
+    def fresh_presence(self, since: datetime) -> list[PresenceRecord]:
+        """Every process's sessions reported at or after ``since``."""
+        return self._run.rows(self._q.fresh_presence, {"since": since})
+
+    def forget_presence_before(self, before: datetime) -> None:
+        """Drop rows no process has renewed since ``before`` (processes that died)."""
+        self._run.execute(self._q.forget_presence_before, {"before": before})
+
     # --- games and seats ------------------------------------------------------------------
 
     def insert_game(self, game: GameRecord) -> int:
@@ -315,6 +428,8 @@ class Repository:
             "outcome": game.outcome,
             "last_seq": game.last_seq,
             "chance_count": game.chance_count,
+            "turn_started_at": game.turn_started_at,
+            "move_deadline": game.move_deadline,
         }
 
     def save_game_seen(
@@ -361,19 +476,20 @@ class Repository:
             [
                 {"game_id": s.game_id, "seat": s.seat, "kind": s.kind, "user_id": s.user_id,
                  "bot_level": s.bot_level, "timeouts": s.timeouts,
-                 "last_seen_seq": s.last_seen_seq, "dice_word": s.dice_word}
+                 "last_seen_seq": s.last_seen_seq, "dice_word": s.dice_word,
+                 "bank_s": s.bank_s}
                 for s in seats
             ],
         )  # fmt: skip
 
     def save_seat(self, seat: SeatRecord) -> None:
-        """Write who sits in ``seat`` and its timeouts (its last-seen mark moves only
-        through :meth:`mark_seen`)."""
+        """Write who sits in ``seat``, its timeouts and its bank (its last-seen mark moves
+        only through :meth:`mark_seen`)."""
         self._run.execute(
             self._q.update_seat,
             {"w_game_id": seat.game_id, "w_seat": seat.seat, "kind": seat.kind,
              "user_id": seat.user_id, "bot_level": seat.bot_level, "timeouts": seat.timeouts,
-             "dice_word": seat.dice_word},
+             "dice_word": seat.dice_word, "bank_s": seat.bank_s},
         )  # fmt: skip
 
     def mark_seen(self, game_id: int, user_id: int, seq: int) -> int:
@@ -562,6 +678,60 @@ class Repository:
     # --- claims ---------------------------------------------------------------------------
     # Work exactly one process may do (issue 15): see door/services/claims.py and
     # door/services/games/deadlines.py.
+
+    # --- the clock: zones and vacations ---------------------------------------------------
+
+    def player_clocks(self, user_ids: Sequence[int], since: datetime) -> dict[int, PlayerClock]:
+        """Each user's zone and vacations that end after ``since`` (one statement)."""
+        if not user_ids:
+            return {}
+        zones: dict[int, str | None] = {}
+        spans: dict[int, list[tuple[datetime, datetime]]] = {}
+        params = {"ids": sorted(set(user_ids)), "since": since}
+        for user_id, time_zone, starts_at, ends_at in self._run.rows(self._q.player_clocks, params):
+            zones[user_id] = time_zone
+            got = spans.setdefault(user_id, [])
+            if starts_at is not None:
+                got.append((starts_at, ends_at))
+        return {u: PlayerClock(u, zones[u], tuple(spans[u])) for u in zones}
+
+    def users_on_vacation(self, user_ids: Sequence[int], at: datetime) -> frozenset[int]:
+        """Which of ``user_ids`` are on vacation at ``at``."""
+        if not user_ids:
+            return frozenset()
+        params = {"ids": sorted(set(user_ids)), "at": at}
+        return frozenset(self._run.rows(self._q.users_on_vacation, params))
+
+    def vacations_of(self, user_id: int, since: datetime) -> list[VacationRecord]:
+        """The user's vacations that end after ``since``, oldest first."""
+        return self._run.rows(self._q.vacations_of, {"user_id": user_id, "since": since})
+
+    def insert_vacation(self, user_id: int, starts_at: datetime, ends_at: datetime) -> int:
+        params = {"user_id": user_id, "starts_at": starts_at, "ends_at": ends_at}
+        return self._run.rows(self._q.insert_vacation, params)[0]
+
+    def end_vacation(self, vacation_id: int, user_id: int, ends_at: datetime) -> None:
+        """Move the end of ``user_id``'s vacation ``vacation_id`` to ``ends_at``."""
+        params = {"w_id": vacation_id, "w_user_id": user_id, "ends_at": ends_at}
+        self._run.execute(self._q.end_vacation, params)
+
+    def delete_vacation(self, vacation_id: int, user_id: int) -> None:
+        """Forget ``user_id``'s planned vacation ``vacation_id``."""
+        self._run.execute(self._q.delete_vacation, {"w_id": vacation_id, "w_user_id": user_id})
+
+    def games_to_act(self, user_id: int) -> list[GameRecord]:
+        """The running games whose turn is ``user_id``'s."""
+        return self._run.rows(self._q.games_to_act, {"user_id": user_id})
+
+    def set_deadline(
+        self, game_id: int, version: int, deadline: datetime, move_deadline: datetime
+    ) -> bool:
+        """Move the deadlines of the game at ``version`` (False: it moved on meanwhile)."""
+        params = {
+            "w_id": game_id, "w_version": version, "deadline": deadline,
+            "move_deadline": move_deadline,
+        }  # fmt: skip
+        return self._run.execute(self._q.set_deadline, params) == 1
 
     def claim_overdue_game(self, now: datetime, skip: Sequence[int] = ()) -> OverdueGame | None:
         """The most overdue running game (deadline at or before ``now``, not in ``skip``)
@@ -769,4 +939,8 @@ def _game_values(game: GameRecord) -> dict[str, object]:
         "last_seq": game.last_seq,
         "dice_seed": game.dice_seed,
         "chance_count": game.chance_count,
+        "bank_s": game.bank_s,
+        "weekends_off": game.weekends_off,
+        "turn_started_at": game.turn_started_at,
+        "move_deadline": game.move_deadline,
     }

@@ -35,6 +35,10 @@ class Caps:
     term: str = "ansi"
     transport: str = "telnet"
     mouse: bool = False
+    time_zone: str | None = None
+    """The far end's hint of its user's time zone, where the transport gives one (the TZ
+    variable over telnet NEW-ENVIRON or SSH, the browser's zone in the web hello): an
+    IANA-looking name (``door.net.detect.zone_hint``), not yet known to exist."""
 
     def resized(self, width: int, height: int) -> Caps:
         return replace(self, width=width, height=height)

@@ -264,8 +264,9 @@ class WorstPlayer(BgEngine):
 
 @needs_bgsage
 def test_review_finds_no_errors_in_the_engines_own_play_and_many_in_the_worst() -> None:
-    good = BgEngine("bg-intermediate")
-    bad = WorstPlayer("bg-intermediate")
+    good = BgEngine("bg-strong")
+    good.noise = 0.0  # the plain 1-ply ranking, so its own play is its best
+    bad = WorstPlayer("bg-strong")
     _, log = play_game((good, bad), {"match_length": 0}, random.Random(12))
     review = review_log(good, {"match_length": 0}, as_events(log))
     careful, careless = review.players

@@ -60,10 +60,13 @@ async def test_every_level_has_its_own_bot_account_after_start(
 async def test_levels_lists_each_games_levels_weakest_first(runner: BotRunner) -> None:
     assert [n for n, _ in runner.levels("backgammon")] == [
         "bg-beginner",
-        "bg-intermediate",
+        "bg-casual",
+        "bg-club",
+        "bg-strong",
         "bg-expert",
     ]
     assert [n for n, _ in runner.levels("spectrangle")] == [
+        "spectrangle-novice",
         "spectrangle-greedy",
         "spectrangle-strong",
     ]
@@ -73,7 +76,7 @@ async def test_levels_lists_each_games_levels_weakest_first(runner: BotRunner) -
 def test_without_bgsage_the_level_descriptions_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bgengine, "load_bgsage", lambda: None)
     described = dict(levels("backgammon"))
-    assert "lacks the bgsage engine" in described["bg-expert"]
+    assert "no bgsage" in described["bg-expert"]
 
 
 async def test_spectrangle_bot_replies_within_a_second_of_a_humans_move(

@@ -24,7 +24,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -40,6 +39,7 @@ import pytest
 from door.games.backgammon.matchid import state_from_id
 from door.games.backgammon.position import DECIDE, MOVING, BackgammonState
 from door.games.backgammon.rules import BackgammonRules
+from tests.net.served import free_ports
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -65,18 +65,11 @@ class Door:
     log: Path
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def door() -> Iterator[Door]:
     """``python3 -m door serve --web-port N`` in a subprocess, until it says it is serving."""
     tmp = Path(tempfile.mkdtemp(prefix="door-browser-"))
-    telnet_port, web_port = free_port(), free_port()
+    telnet_port, web_port = free_ports(2)
     config = tmp / "door.toml"
     config.write_text(
         "[server]\n"

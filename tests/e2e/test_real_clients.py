@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -38,6 +37,7 @@ from door.games.backgammon.matchid import state_from_id
 from door.games.backgammon.notation import from_viewpoint
 from door.games.backgammon.position import DECIDE, MOVING, OVER, BackgammonState
 from door.games.backgammon.rules import BackgammonRules
+from tests.net.served import free_ports
 
 REPO = Path(__file__).resolve().parents[2]
 CLIENTS = ("tmux", "telnet", "ssh")
@@ -59,17 +59,10 @@ class Door:
     db: Path
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def door(tmp_path: Path) -> Iterator[Door]:
     """``python3 -m door serve`` in a subprocess, until it says it is serving."""
-    telnet_port, ssh_port = free_port(), free_port()
+    telnet_port, ssh_port = free_ports(2)
     config = tmp_path / "door.toml"
     config.write_text(
         "[server]\n"

@@ -3,6 +3,7 @@ several processes (tests/net/test_workers.py, tests/net/test_host_key.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import select
@@ -23,9 +24,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    return free_ports(1)[0]
+
+
+def free_ports(n: int) -> list[int]:
+    """``n`` different free ports on 127.0.0.1 (all held open while they are chosen: one
+    after the other, the kernel may hand out the same port twice)."""
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket()) for _ in range(n)]
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [int(s.getsockname()[1]) for s in socks]
 
 
 @dataclass
@@ -75,7 +84,7 @@ def write_config(folder: Path, url: str) -> Path:
 
 def serve(folder: Path, config: Path, *extra: str, workers: int = 2) -> Served:
     """Start ``door serve --workers N -v`` and wait for its "serving" line."""
-    telnet_port, ssh_port = free_port(), free_port()
+    telnet_port, ssh_port = free_ports(2)
     log = folder / f"serve-{telnet_port}.log"
     command = [
         sys.executable, "-m", "door", "serve", "--config", str(config),

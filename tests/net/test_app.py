@@ -25,6 +25,7 @@ from door.config import ConfigError, LimitsConfig, load_config
 from door.net.ssh import HOST_KEY_NAME
 from door.runtime import GC_THRESHOLDS
 from tests.net.conftest import expect, make_config, with_bbs
+from tests.net.served import free_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -124,14 +125,8 @@ async def test_telnet_login_reaches_the_real_main_menu(tmp_path: Path) -> None:
         await app.shutdown()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 async def test_door_serve_stops_gracefully_on_sigterm(tmp_path: Path) -> None:
-    telnet_port, ssh_port = free_port(), free_port()
+    telnet_port, ssh_port = free_ports(2)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "door", "serve", "--data-dir", str(tmp_path), "--host",

@@ -18,7 +18,10 @@ from tests.store import dbutil
 TABLES = {
     "users", "ssh_keys", "bbs_identities", "games", "seats", "game_events", "ratings", "signups",
     "rating_changes",
-    "claims", "notice_prefs", "outbox",
+    "claims",
+    "vacations",
+    "mail", "presence", "audit_log", "reports", "mutes",  # 0009 (issue 17)
+    "notice_prefs", "outbox",  # 0011 (issue 18)
 }
 
 

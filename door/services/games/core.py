@@ -28,7 +28,7 @@ import random
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, TypeVar
 
 from door.games import fairdice
@@ -37,6 +37,7 @@ from door.services import ratings as rating_rules
 from door.services.clock import Clock
 from door.services.dice import DiceProof, proof_of
 from door.services.games.cache import GameCache, Loaded
+from door.services.games.clockstep import next_turn
 from door.services.games.model import (
     AnyRules,
     BannedError,
@@ -124,6 +125,9 @@ class GameCore:
         self.seeds = seeds
         """Makes a new game's dice seed from a byte count (``secrets.token_bytes``; a
         test's seeded RNG makes them reproducible)."""
+        self.default_zone = "UTC"
+        """The IANA zone of a player who has not chosen one (the sysop's setting, else
+        the server's)."""
         self.tell: Tell | None = None
         """Called inside each action's transaction with its new snapshot (the game
         service sets it to ``GameNotices.in_transaction``)."""
@@ -338,24 +342,34 @@ class GameCore:
         if outcome is not None:
             change.finished = True
             status: GameStatus = "finished"
-            to_act, deadline = None, None
+            to_act = None
             finished_at: datetime | None = now
             outcome_json: JSONObject | None = outcome_to_json(outcome)
         else:
             status = "active" if starting else game.status
-            to_act, deadline = rules.to_act(state), now + timedelta(hours=game.deadline_hours)
+            to_act = rules.to_act(state)
             finished_at, outcome_json = game.finished_at, game.outcome
+        # the mover pays for the time taken beyond the move's from their bank; the next
+        # turn's deadline counts the next mover's bank, weekends and vacations
+        turn = next_turn(repo, game, loaded.seats, to_act, now, self.default_zone)
         new = replace(
             game, snapshot=snapshot, last_seq=game.last_seq + len(logged), updated_at=now,
-            summary=rules.describe(state), status=status, to_act=to_act, deadline=deadline,
-            finished_at=finished_at, outcome=outcome_json, version=game.version + 1,
-            chance_count=game.chance_count + drawn,
+            summary=rules.describe(state), status=status, to_act=to_act,
+            deadline=turn.deadline, finished_at=finished_at, outcome=outcome_json,
+            version=game.version + 1, chance_count=game.chance_count + drawn,
+            turn_started_at=turn.started_at, move_deadline=turn.move_deadline,
         )  # fmt: skip
         # The versioned UPDATE comes first (and the events after it, in the same
         # statement on PostgreSQL): it takes the row lock, so a concurrent action waits
         # there and then finds the version moved on, instead of colliding on the events'
         # primary key.
         seats = self.save_loaded(repo, new, loaded, mover, change, logged, now)
+        if turn.charged is not None:
+            repo.save_seat(turn.charged)
+            seats = tuple(
+                replace(s, bank_s=turn.charged.bank_s) if s.seat == turn.charged.seat else s
+                for s in seats
+            )
         if outcome is not None:
             users = [s.user_id for s in sorted(loaded.seats, key=lambda s: s.seat)]
             rating_rules.record_result(
@@ -386,6 +400,9 @@ class GameCore:
             outcome=outcome_from_json(game.outcome),
             last_seq=game.last_seq,
             dice=proof_of(game, seats),
+            bank_s=game.bank_s,
+            weekends_off=game.weekends_off,
+            move_deadline=game.move_deadline if game.status == "active" else None,
         )
 
     def infos(self, repo: Repository, games: Sequence[GameRecord]) -> list[GameInfo]:
@@ -422,7 +439,7 @@ def _seat_info(s: SeatRecord) -> SeatInfo:
         name = s.user_name
     else:
         name = None
-    return SeatInfo(s.seat, s.kind, s.user_id, name, s.timeouts)
+    return SeatInfo(s.seat, s.kind, s.user_id, name, s.timeouts, s.bank_s)
 
 
 AfterCommit = Callable[[GameSnapshot], Awaitable[None] | None]

@@ -97,7 +97,9 @@ class Deadlines:
                 payload = {"action": "timeout"}
             event = NewEvent(seat.seat, "system", payload)
             loaded = core.commit(repo, loaded, state, [event], now, change)
-            repo.save_seat(replace(seat, timeouts=timeouts))
+            # the seat as the commit left it (its bank spent: the deadline is the instant
+            # the move's time and the bank have both run out)
+            repo.save_seat(replace(loaded.seat(seat.seat), timeouts=timeouts))
             snapshot = core.read_snapshot(repo, game_id, None)
             if core.tell is not None:
                 # the notices go out with this commit, as GameCore.act does for an action

@@ -22,6 +22,7 @@ from door.services.games.model import (
     dump_state,
 )
 from door.services.games.notices import GameNotices
+from door.services.timecontrol import ClockOptions
 from door.store.records import (
     GameRecord,
     NewEvent,
@@ -70,15 +71,27 @@ class Lobby:
         deadline_hours: int | None = None,
         hints_allowed: bool = True,
         dice_word: str = "",
+        clock: ClockOptions | None = None,
     ) -> GameInfo:
         """Create a game; it starts at once (set-up chance drawn) if no seat is left open.
 
         The game gets a new secret dice seed; ``dice_word`` is the creator's word for the
-        dice (cleaned with ``fairdice.clean_word``; '' for none)."""
+        dice (cleaned with ``fairdice.clean_word``; '' for none). ``clock``: the time per
+        move, each player's bank and weekends off (it wins over ``deadline_hours``; by
+        default ``deadline_hours`` per move, no bank, weekends on)."""
         core = self.core
         rules = core.rules_for(kind)
+        if clock is not None:
+            if not isinstance(clock, ClockOptions):
+                raise LobbyError("the clock is not a clock")
+            problem = clock.problem()
+            if problem is not None:
+                raise LobbyError(problem)
+            deadline_hours = clock.move_s // 3600
         if deadline_hours is None:
             deadline_hours = self.default_deadline_hours
+        bank_s = clock.bank_s if clock is not None else 0
+        weekends_off = bool(clock.weekends_off) if clock is not None else False
         opts = _checked(rules, options, seats, deadline_hours)
         seats = [
             SeatSpec("bot", self._bot_level(kind, s.name)) if s.kind == "bot" else s
@@ -92,7 +105,8 @@ class Lobby:
             version=0, to_act=None, deadline=None, deadline_hours=deadline_hours,
             hints_allowed=bool(hints_allowed), created_by=creator_id, created_at=now,
             updated_at=now, finished_at=None, summary="waiting for players", outcome=None,
-            last_seq=0, dice_seed=core.new_seed(), chance_count=0,
+            last_seq=0, dice_seed=core.new_seed(), chance_count=0, bank_s=bank_s,
+            weekends_off=weekends_off,
         )  # fmt: skip
         word = fairdice.clean_word(dice_word)
 
@@ -100,6 +114,7 @@ class Lobby:
             if repo.user(creator_id) is None:
                 raise LobbyError("no such user")
             filled = self._fill(repo, creator_id, seats, now, word)
+            filled = [replace(s, bank_s=bank_s) for s in filled]  # every seat's bank
             game_id = repo.insert_game(draft)
             change.game_id = game_id
             repo.insert_seats([replace(s, game_id=game_id) for s in filled])

@@ -77,6 +77,8 @@ class SeatInfo:
     user_id: int | None
     name: str | None
     timeouts: int
+    bank_s: int = 0
+    """The seat's time bank as it stood when the current turn began, seconds."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,13 @@ class GameInfo:
     last_seq: int
     dice: DiceProof | None = None
     """The dice proof as it may be shown now (the seed only once the game is over)."""
+    bank_s: int = 0
+    """Each seat's time bank to begin with, seconds (0: none)."""
+    weekends_off: bool = False
+    """Whether the clock stops on Saturday and Sunday in the mover's zone."""
+    move_deadline: datetime | None = None
+    """When the move's own time runs out (the mover's bank runs from then to
+    ``deadline``, the timeout)."""
 
     def seat_of(self, user_id: int) -> int | None:
         """The (first) seat ``user_id`` plays, or None."""

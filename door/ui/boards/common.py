@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from door.games.base import GameRules, Refusal
 from door.games.replay import replay
+from door.services.timecontrol import span_text, zone
 from door.ui.bindings import Keyset, with_arrows
 from door.ui.canvas import CYAN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.screen import Context, Pop, Push, Screen, Transition, clean
@@ -68,6 +69,26 @@ def deadline_text(deadline: datetime | None, now: datetime) -> str:
     if hours:
         return f"{hours}h {mins}m left"
     return f"{mins}m left"
+
+
+def clock_text(info: GameInfo, now: datetime, viewer_seat: int | None = None) -> str:
+    """The mover's clock as the board shows it: ``"2d 4h left · bank 5d"`` while the
+    move's own time runs, ``"bank: 3d 2h left"`` once the bank does (just
+    :func:`deadline_text` in a game without banks); the viewer's own bank after it when
+    the viewer is not the one to move."""
+    if info.deadline is None or info.to_act is None:
+        return ""
+    if not info.bank_s:
+        return deadline_text(info.deadline, now)
+    bank = next((s.bank_s for s in info.seats if s.seat == info.to_act), 0)
+    if info.move_deadline is not None and now < info.move_deadline:
+        text = f"{deadline_text(info.move_deadline, now)} · bank {span_text(bank)}"
+    else:
+        text = f"bank: {deadline_text(info.deadline, now)}"
+    if viewer_seat is not None and viewer_seat != info.to_act:
+        mine = next((s.bank_s for s in info.seats if s.seat == viewer_seat), 0)
+        text += f" · yours {span_text(mine)}"
+    return text
 
 
 @dataclass(frozen=True)
@@ -296,7 +317,30 @@ class GameScreenBase(Screen):
                 self.notice_line = "Since you last looked: " + self.describe_moves(others)
                 self.on_moves_seen(others)
             await self._mark_seen(ctx)
+        away = await self.vacation_note(ctx)
+        if away:
+            self.notice_line = f"{self.notice_line} {away}".strip()
         await self.refresh_record(ctx)
+
+    async def vacation_note(self, ctx: Context) -> str:
+        """``"Bob is on vacation until 12 Dec."`` for the other players away now (the
+        date in the viewer's zone); '' when nobody is."""
+        assert self.snap is not None
+        viewer = ctx.user.id if ctx.user is not None else None
+        others = {
+            s.user_id: s.seat for s in self.snap.info.seats
+            if s.user_id is not None and s.user_id != viewer and s.kind == "user"
+        }  # fmt: skip
+        if not others:
+            return ""
+        away = await ctx.services.clocks.away_until(list(others))
+        mine = ctx.user.time_zone if ctx.user is not None else None
+        tz = zone(mine, ctx.services.clocks.default_zone)
+        return " ".join(
+            f"{self.name_of(others[u])} is on vacation until "
+            f"{until.astimezone(tz).strftime('%d %b').lstrip('0')}."
+            for u, until in sorted(away.items())
+        )
 
     def record_rows(self, ctx: Context) -> int:
         """Rows a terminal taller than 24 lines has for the game record (0 at 80×24)."""

@@ -69,7 +69,12 @@ from door.ui.boards.backgammon import (
     point_column,
     spot_label_cell,
 )
-from door.ui.boards.common import GameScreenBase, LoggedMove, deadline_text, last_turn_of_others
+from door.ui.boards.common import (
+    GameScreenBase,
+    LoggedMove,
+    clock_text,
+    last_turn_of_others,
+)
 from door.ui.caches import RenderCaches
 from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text, text_width
 from door.ui.glyphs import glyphs
@@ -969,7 +974,7 @@ class BackgammonScreen(GameScreenBase):
         if info.status == "active" and info.to_act is not None:
             who = "your" if self.can_act else f"{self.name_of(info.to_act)}'s"
             turn.append((f"It is {who} turn.", LOUD))
-            turn.append((deadline_text(info.deadline, ctx.services.clock.now()), DIM))
+            turn.append((clock_text(info, ctx.services.clock.now(), self.snap.my_seat), DIM))
         elif info.status == "open":
             turn.append(("Waiting for a player to join.", LOUD))
         result = ""

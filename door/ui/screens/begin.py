@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from door.games import fairdice
 from door.games.base import Refusal
+from door.services.timecontrol import ClockOptions
 from door.ui.canvas import CYAN, Canvas, Style, clip_text
 from door.ui.screen import (
     HEADING_STYLE,
@@ -35,6 +36,8 @@ from door.ui.terminal import InputEvent, Key
 from door.ui.widgets import LineEditor, Menu, MenuItem
 
 DEADLINES = (24, 48, 72, 168, 336)
+BANK_DAYS = (0, 1, 3, 5, 10, 30, 60)
+"""The time banks (days) the Begin screen offers, in the order R steps through them."""
 DICE_WORD_PROMPT = "Dice word (optional, Enter for none): "
 NOTE_STYLE = Style(fg=CYAN)
 
@@ -97,6 +100,8 @@ class BeginScreen(Screen):
         self.wanted: dict[str, Any] = {}  # the player's picks; ``options`` is them fitted
         self.opponents: list[Opponent] = [Opponent()]
         self.deadline_hours = 168
+        self.bank_days = 0
+        self.weekends_off = False
         self.hints_allowed = True
         self.editor = LineEditor(max_len=40)
         self.edit_target: tuple[str, Any] = ("", None)
@@ -172,6 +177,14 @@ class BeginScreen(Screen):
         days = self.deadline_hours / 24
         span = f"{self.deadline_hours} hours" if self.deadline_hours < 72 else f"{days:g} days"
         items.append(MenuItem("D", f"Time for each move: {span}", BeginScreen.next_deadline))
+        bank = "none" if not self.bank_days else f"{self.bank_days} day" + (
+            "s" if self.bank_days != 1 else ""
+        )
+        items.append(MenuItem("R", f"Time bank (reserve): {bank}", BeginScreen.next_bank))
+        items.append(
+            MenuItem("P", f"Pause the clock at weekends: {'yes' if self.weekends_off else 'no'}",
+                     BeginScreen.toggle_weekends)
+        )  # fmt: skip
         items.append(
             MenuItem("H", f"Hints allowed: {'yes' if self.hints_allowed else 'no'}",
                      BeginScreen.toggle_hints)
@@ -248,6 +261,13 @@ class BeginScreen(Screen):
     async def next_deadline(self, ctx: Context) -> None:
         i = DEADLINES.index(self.deadline_hours) if self.deadline_hours in DEADLINES else 0
         self.deadline_hours = DEADLINES[(i + 1) % len(DEADLINES)]
+
+    async def next_bank(self, ctx: Context) -> None:
+        i = BANK_DAYS.index(self.bank_days) if self.bank_days in BANK_DAYS else 0
+        self.bank_days = BANK_DAYS[(i + 1) % len(BANK_DAYS)]
+
+    async def toggle_weekends(self, ctx: Context) -> None:
+        self.weekends_off = not self.weekends_off
 
     async def toggle_hints(self, ctx: Context) -> None:
         self.hints_allowed = not self.hints_allowed
@@ -392,9 +412,11 @@ class BeginScreen(Screen):
             self.kind,
             dict(self.options),
             seats,
-            deadline_hours=self.deadline_hours,
             hints_allowed=self.hints_allowed,
             dice_word=dice_word,
+            clock=ClockOptions(
+                self.deadline_hours * 3600, self.bank_days * 86400, self.weekends_off
+            ),
         )
         if info.status == "active":
             ctx.status(f"Game #{info.id} has begun. Good luck!")

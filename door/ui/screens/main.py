@@ -1,5 +1,5 @@
 """The main menu, after the UltraSoft Backgammon door's: V)iew/join, P)lay, B)egin,
-S)ound, I)nstructions, R)ank, A)rchive, Y)our settings and G)oodbye, under a summary of
+S)ound, I)nstructions, R)ank, A)rchive, M)ail, W)ho, Y)our settings and G)oodbye, under a summary of
 what happened since the player last looked."""
 
 from __future__ import annotations
@@ -54,9 +54,14 @@ class MainMenu(Screen):
         self.invited_total = 0
         self.summary: Any = None
         self.waiting: list[Any] = []
+        self.unread_mail = 0
+
+    def where(self) -> str:
+        return "in the main menu"
 
     def _items(
-        self, waiting: int, open_games: int, sound: bool, invited: int = 0
+        self, waiting: int, open_games: int, sound: bool, invited: int = 0, unread: int = 0,
+        sysop: bool = False,
     ) -> list[MenuItem]:
         """The menu: each item's action is what its key does (``action(self, ctx)``)."""
         if invited:
@@ -74,7 +79,11 @@ class MainMenu(Screen):
                      MainMenu.instructions),
             MenuItem("R", "Rank the top players", MainMenu.rank),
             MenuItem("A", "Archive: finished games to search and replay", MainMenu.archive),
+            MenuItem("M", "Mail: private messages to and from other players", MainMenu.mail,
+                     note=f"({unread} new)" if unread else ""),
+            MenuItem("W", "Who is online: see and page the players here now", MainMenu.who),
             MenuItem("Y", "Your settings: charset, colour, password", MainMenu.settings),
+            *([MenuItem("!", "Sysop console", MainMenu.sysop)] if sysop else []),
             MenuItem("G", "Goodbye", MainMenu.goodbye),
         ]  # fmt: skip
 
@@ -89,8 +98,12 @@ class MainMenu(Screen):
         self.waiting = list(page)
         _, self.open_total = await games.list_games("open", uid, limit=1)
         self.invited_total = len(getattr(self.summary, "invitations", []))
+        self.unread_mail = await ctx.services.mail.unread(uid)
         selected = self.menu.selected
-        items = self._items(self.waiting_total, self.open_total, ctx.sound, self.invited_total)
+        items = self._items(
+            self.waiting_total, self.open_total, ctx.sound, self.invited_total, self.unread_mail,
+            ctx.user.is_sysop,
+        )
         self.menu = Menu(items, selected)
 
     async def on_enter(self, ctx: Context) -> None:
@@ -160,6 +173,23 @@ class MainMenu(Screen):
 
         return Push(ArchiveScreen())
 
+    async def mail(self, ctx: Context) -> Transition | None:
+        from door.ui.screens.mail import InboxScreen
+
+        return Push(InboxScreen())
+
+    async def sysop(self, ctx: Context) -> Transition | None:
+        from door.ui.screens.sysop import SysopScreen
+
+        if ctx.user is None or not ctx.user.is_sysop:
+            return None
+        return Push(SysopScreen())
+
+    async def who(self, ctx: Context) -> Transition | None:
+        from door.ui.screens.who import WhoScreen
+
+        return Push(WhoScreen())
+
     async def settings(self, ctx: Context) -> Transition | None:
         from door.ui.screens.settings import SettingsScreen
 
@@ -221,6 +251,9 @@ class MainMenu(Screen):
             return [("Since your last visit: (loading)", SUMMARY_STYLE)]
         now = ctx.services.clock.now()
         lines = [(headline(s, self.waiting_total), SUMMARY_STYLE)]
+        if self.unread_mail:
+            lines.append((f"{ctx.glyphs.bullet} {plural(self.unread_mail, 'new message')}"
+                          " — press M to read", INVITE_STYLE))  # fmt: skip
         for item in getattr(s, "news", []):
             style = INVITE_STYLE if item.invited else GAME_STYLE
             lines.append((f"{ctx.glyphs.bullet} {news_sentence(item, now)}", style))

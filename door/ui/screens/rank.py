@@ -93,8 +93,13 @@ class RankScreen(KeyedScreen):
 
     @staticmethod
     def row(r: Any) -> str:
+        from door.services.bgengine import strength_tag
+
+        # A computer level carries its measured strength (errors per 1000 decisions).
+        tag = strength_tag(r.name)
+        name = f"{clean(r.name, 15)} {tag}" if tag else clean(r.name, 20)
         return (
-            f"{r.place:>4}. {clean(r.name, 20):<20} {r.rating:>8.1f} {r.experience:>6} "
+            f"{r.place:>4}. {name:<20} {r.rating:>8.1f} {r.experience:>6} "
             f"{r.wins:>5} {r.losses:>6}"
         )
 
@@ -111,7 +116,10 @@ class RankScreen(KeyedScreen):
         if self.kind is not None:  # what the ratings count (money games do not)
             from door.services.ratings import rank_note
 
-            canvas.put(2, y + 1, clip_text(rank_note(self.kind), canvas.width - 4), NOTE_STYLE)
+            note = rank_note(self.kind)
+            if self.kind == "backgammon":
+                note += " ~N: a computer's errors/1000."
+            canvas.put(2, y + 1, clip_text(note, canvas.width - 4), NOTE_STYLE)
         if self.mine is not None:
             text = f"You: {self.row(self.mine).strip()}"
             canvas.put(2, y, clip_text(text, canvas.width - 4), YOU_STYLE)

@@ -8,10 +8,14 @@ key of another account and more than ``[accounts] max_ssh_keys``, saying why."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import date, datetime, tzinfo
 from typing import Literal
 
 from door.games.base import Refusal
+from door.services import timecontrol
 from door.services.accounts import STEP_DELAYS, KeyInfo
+from door.services.vacations import VacationStatus
 from door.ui.canvas import CYAN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.screen import HEADING_STYLE, Context, Pop, Screen, Transition, clean, draw_chrome
 from door.ui.terminal import InputEvent, Key, Text
@@ -45,6 +49,26 @@ KEY_TYPE_NAMES = {
 }
 
 
+def parse_vacation(text: str, zone: tzinfo) -> tuple[int, datetime | None]:
+    """``"5"`` (five days from now) or ``"5 from 2026-12-20"`` (from that day's start in
+    ``zone``); ``VacationError`` says what is wrong."""
+    from door.services.vacations import VacationError
+
+    words = text.lower().split()
+    if not words or not words[0].isdigit() or len(words) not in (1, 3) or (
+        len(words) == 3 and words[1] != "from"
+    ):
+        raise VacationError("say how many days, e.g. 5, or 5 from 2026-12-20")
+    days = int(words[0][:4])
+    if len(words) == 1:
+        return days, None
+    try:
+        day = date.fromisoformat(words[2])
+    except ValueError:
+        raise VacationError("write the date as YYYY-MM-DD, e.g. 2026-12-20") from None
+    return days, datetime(day.year, day.month, day.day, tzinfo=zone)
+
+
 def key_line(i: int, key: KeyInfo) -> str:
     """``"1. ED25519 SHA256:…  me@laptop"``: one key as the list shows it."""
     kind = KEY_TYPE_NAMES.get(key.key_type, clean(key.key_type, 12))
@@ -58,7 +82,11 @@ class SettingsScreen(Screen):
 
     def __init__(self) -> None:
         self.menu = Menu([])
-        self.phase: Literal["menu", "password", "keys", "key-add", "key-remove"] = "menu"
+        self.phase: Literal[
+            "menu", "password", "keys", "key-add", "key-remove", "zone", "vacation"
+        ] = "menu"
+        self.line = LineEditor(max_len=40)
+        self.vacation: VacationStatus | None = None
         self.fields = [LineEditor(secret=True, max_len=72) for _ in PASSWORD_PROMPTS]
         self.field = 0
         self.keys: list[KeyInfo] = []
@@ -69,6 +97,10 @@ class SettingsScreen(Screen):
     def key_help(self) -> str:  # type: ignore[override]
         if self.phase == "password":
             return "Type, then Enter for the next line · Esc cancels the change"
+        if self.phase == "zone":
+            return "A zone such as Europe/Paris, then Enter (empty: the server's) · Esc cancels"
+        if self.phase == "vacation":
+            return "Days, or days from a date (5 from 2026-12-20), then Enter · Esc cancels"
         if self.phase == "keys":
             return "A)dd a key · R)emove a key · Q)uit or Esc: back to your settings"
         if self.phase == "key-add":
@@ -96,17 +128,50 @@ class SettingsScreen(Screen):
             MenuItem("M", f"Mouse: {'ON' if s.mouse else 'OFF'}{mouse_note}", SettingsScreen.mouse),
             MenuItem("P", "Change your password", SettingsScreen.password),
             MenuItem("K", "SSH keys: log in without a password", SettingsScreen.ssh_keys),
+            MenuItem("Z", f"Time zone: {self._zone_label(ctx)}", SettingsScreen.zone),
+            MenuItem("V", f"Vacation: {self._vacation_label(ctx)}", SettingsScreen.vacation_item),
             MenuItem("Q", "Back to the main menu", SettingsScreen.back),
         ]
 
+    def _zone_label(self, ctx: Context) -> str:
+        assert ctx.user is not None
+        if ctx.user.time_zone:
+            return clean(ctx.user.time_zone, 40)
+        server = ctx.services.clocks.default_zone
+        hint = ctx.caps.time_zone
+        if hint and hint != server:
+            return f"the server's ({server}); your terminal says {clean(hint, 40)}"
+        return f"the server's ({server})"
+
+    def _vacation_label(self, ctx: Context) -> str:
+        v = self.vacation
+        if v is None:
+            return "…"
+        left = f"{v.days_left} of {v.days_per_year} days left"
+        if v.vacation is None:
+            return f"none · {left} this year"
+        zone = timecontrol.zone(v.zone)
+        until = v.vacation.ends_at.astimezone(zone).strftime("%d %b %H:%M")
+        if v.on_vacation(ctx.services.clock.now()):
+            return f"until {until}, V ends it · {left}"
+        start = v.vacation.starts_at.astimezone(zone).strftime("%d %b")
+        return f"from {start} to {until}, V cancels · {left}"
+
     async def on_enter(self, ctx: Context) -> None:
+        await self._load_vacation(ctx)
         self.menu = Menu(self._items(ctx))
+
+    async def _load_vacation(self, ctx: Context) -> None:
+        if ctx.user is not None:
+            self.vacation = await ctx.services.clocks.status(ctx.user.id)
 
     async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
         if self.phase == "password":
             return await self._on_password(event, ctx)
         if self.phase in ("keys", "key-add", "key-remove"):
             return await self._on_keys(event, ctx)
+        if self.phase in ("zone", "vacation"):
+            return await self._on_line(event, ctx)
         if isinstance(event, Key) and event.name == "escape":
             return Pop()
         item = self.menu.handle(event)
@@ -156,6 +221,53 @@ class SettingsScreen(Screen):
         ) else STEP_DELAYS[0]
         ctx.set_user(await ctx.services.accounts.update_settings(ctx.user.id, step_delay=nxt))
         ctx.status(f"Animation: {delay_name(nxt)}.")
+
+    async def zone(self, ctx: Context) -> None:
+        """Ask for a zone, offering the terminal's hint (or the one chosen)."""
+        assert ctx.user is not None
+        self.line = LineEditor(max_len=40)
+        self.line.set(ctx.user.time_zone or ctx.caps.time_zone or "")
+        self.phase = "zone"
+
+    async def vacation_item(self, ctx: Context) -> None:
+        """End (or cancel) the vacation there is; else ask for one."""
+        assert ctx.user is not None
+        v = self.vacation
+        if v is not None and v.vacation is not None:
+            await ctx.services.clocks.end(ctx.user.id)
+            ctx.status("Your vacation is over: your clocks run again.")
+            await self._load_vacation(ctx)
+            return
+        self.line = LineEditor(max_len=40)
+        self.phase = "vacation"
+
+    async def _on_line(self, event: InputEvent, ctx: Context) -> Transition | None:
+        assert ctx.user is not None
+        result = self.line.handle(event)
+        if result == "cancel":
+            self.phase = "menu"
+            ctx.status("Nothing changed.")
+        elif result == "submit":
+            text = self.line.text.strip()
+            try:
+                if self.phase == "zone":
+                    chosen = await ctx.services.clocks.set_time_zone(ctx.user.id, text or None)
+                    ctx.set_user(replace(ctx.user, time_zone=chosen))
+                    ctx.status(f"Times are shown in {chosen or 'the server' + chr(39) + 's zone'}.")
+                else:
+                    mine = timecontrol.zone(ctx.user.time_zone, ctx.services.clocks.default_zone)
+                    days, start = parse_vacation(text, mine)
+                    v = await ctx.services.clocks.start(ctx.user.id, days, start)
+                    since = v.starts_at.astimezone(mine).strftime("%d %b %H:%M")
+                    ctx.status(f"Vacation of {days} day{'s' if days != 1 else ''} from "
+                               f"{since}: your clocks stop.")
+            except Refusal as exc:
+                ctx.status(str(exc))
+                return None
+            self.phase = "menu"
+            await self._load_vacation(ctx)
+            self.menu = Menu(self._items(ctx), self.menu.selected)
+        return None
 
     async def password(self, ctx: Context) -> None:
         self.phase = "password"
@@ -290,6 +402,10 @@ class SettingsScreen(Screen):
                    NOTE_STYLE)  # fmt: skip
         canvas.put(2, y + 1, "if they show as other letters, change the character set.",
                    NOTE_STYLE)  # fmt: skip
+        if self.phase in ("zone", "vacation"):
+            ask = "Time zone: " if self.phase == "zone" else "Vacation days: "
+            canvas.put(2, y + 3, ask, HEADING_STYLE)
+            self.line.render(canvas, 2 + len(ask), y + 3, 40)
         if self.phase == "password":
             y += 3
             canvas.put(2, y, "Change your password", HEADING_STYLE)

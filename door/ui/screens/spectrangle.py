@@ -28,7 +28,12 @@ from door.games.spectrangle.moves import Move, why_illegal
 from door.games.spectrangle.pieces import piece
 from door.games.spectrangle.state import SpectrangleState
 from door.ui.bindings import Binding, Keyset
-from door.ui.boards.common import GameScreenBase, LoggedMove, deadline_text, last_turn_of_others
+from door.ui.boards.common import (
+    GameScreenBase,
+    LoggedMove,
+    clock_text,
+    last_turn_of_others,
+)
 from door.ui.boards.spectrangle import (
     BOARD_HEIGHT,
     BOARD_WIDTH,
@@ -441,7 +446,7 @@ class SpectrangleScreen(GameScreenBase):
         if state.teams:
             flags.append("teams 1+3 v 2+4")
         if info.status == "active" and info.to_act is not None:
-            left = deadline_text(info.deadline, ctx.services.clock.now())
+            left = clock_text(info, ctx.services.clock.now(), self.snap.my_seat)
             who = "your" if self.can_act else f"{self.name_of(info.to_act)}'s"
             turn = f"It is {who} turn."
             if len(turn) + 1 + len(left) <= w:

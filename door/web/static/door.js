@@ -102,7 +102,10 @@
       open = true;
       setStatus("connected", false);
       fit.fit();
-      sendJson({ type: "hello", cols: term.cols, rows: term.rows, term: TERM_TYPE });
+      // the browser's time zone: offered to the player in their settings
+      let tz = null;
+      try { tz = Intl.DateTimeFormat().resolvedOptions().timeZone || null; } catch (e) { tz = null; }
+      sendJson({ type: "hello", cols: term.cols, rows: term.rows, term: TERM_TYPE, tz });
       term.focus();
     });
 
