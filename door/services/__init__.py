@@ -25,8 +25,10 @@ from door.services.mail import Mail
 from door.services.names import NameRules
 from door.services.notify import Hub, LocalHub, PgHub
 from door.services.outage import DatabaseOutage
+from door.services.outbox import Outbox
 from door.services.presence import Presence
 from door.services.ratings import Ratings
+from door.services.sender import Sender
 from door.services.signups import SIGNUP_MODES, SignupPolicy
 from door.services.sysop import Sysop
 from door.services.vacations import PlayerClocks
@@ -77,6 +79,11 @@ class Services:
     """Who is signed in on this process, and pages (door/services/presence.py)."""
     sysop: Sysop = field(init=False)
     """The sysop's console: users, reports, broadcast, health, audit log."""
+    outbox: Outbox | None = None
+    """Notices outside door (issue 18): preferences and the outbox (always built;
+    written to only when ``[mail]`` or ``[push]`` is configured)."""
+    sender: Sender | None = None
+    """The outbox's sender task (door/services/sender.py), when configured."""
 
     def __post_init__(self) -> None:
         self.outage = DatabaseOutage(self.db.health)
@@ -86,6 +93,11 @@ class Services:
         self.mail = Mail(self.db, self.clock, hub=self.hub)
         self.presence = Presence(self.hub, self.clock, self.db)
         self.sysop = Sysop(self.db, self.clock, self.accounts, self.presence, self.hub)
+        if self.outbox is None:
+            self.outbox = Outbox(self.db, self.clock)
+        if self.outbox.mail_enabled or self.outbox.push_enabled:
+            self.games.notices.outbox = self.outbox
+            self.mail.outbox = self.outbox
 
     def start_sweeper(self) -> None:
         """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background
@@ -135,6 +147,8 @@ class Services:
                 await task
         self._tasks.clear()
         await self.presence.stop()
+        if self.sender is not None:
+            await self.sender.stop()
         if self.bans is not None:
             await self.bans.stop()
         if isinstance(self.hub, PgHub):
@@ -227,7 +241,14 @@ async def build_services(
         bans=bans,
         public_finished=config.games.public_finished,
         vacation_days_per_year=config.games.vacation_days_per_year,
+        outbox=Outbox(
+            db, clock, unsubscribe_base_url=config.notices.unsubscribe_base_url,
+            push_schemes=config.push.allowed_schemes, push_enabled=config.push.enabled,
+            mail_enabled=bool(config.mail.host),
+        ),
     )
+    if config.mail.host or config.push.enabled:
+        services.sender = Sender(db, clock, config.mail, config.push, config.notices)
     # players without a zone of their own see the sysop's, else the server's
     services.games.core.default_zone = tc.known_zone(config.games.time_zone) or (
         tc.server_zone_name()
@@ -248,6 +269,8 @@ async def build_services(
         await bans.start()
         services.presence.start()
         services.start_sweeper()
+        if services.sender is not None:
+            services.sender.start()
         if services.bots is not None:
             services.bots.start()
     return services

@@ -39,6 +39,7 @@ from sqlalchemy import (
     insert,
     or_,
     select,
+    text,
     true,
     update,
 )
@@ -1307,7 +1308,7 @@ class OutboxQueries:
             "enqueue_notice",
             enqueue.on_conflict_do_nothing(
                 index_elements=[c.user_id, c.game_id, c.kind, c.channel],
-                index_where=c.status == "pending",
+                index_where=text("status = 'pending'"),  # literal: PostgreSQL infers no bound one
             ).returning(c.id),
             _one_int,
         )
