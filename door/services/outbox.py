@@ -38,7 +38,7 @@ EMAIL_MAX = 254
 URL_MAX = 500
 
 
-class NoticeError(Exception):
+class NoticeError(ValueError):
     """A setting that cannot be taken, with what to do (shown to the player)."""
 
 

@@ -194,7 +194,8 @@ class Sender:
         age = (now - notice.created_at).total_seconds()
         n = self.notices
         wait = min(n.retry_first_s * 2 ** min(notice.attempts, 30), n.retry_max_s)
-        if permanent or age + wait > n.give_up_after_s:
+        # a test notice is never retried: `door notify test` reports what happened now
+        if permanent or notice.kind == "test" or age + wait > n.give_up_after_s:
             reason = why if permanent else f"gave up after {notice.attempts + 1} tries: {why}"
             await self.db.transact(lambda repo: repo.notice_failed(notice.id, self.owner, reason))
             log.warning("notice %d to %s given up: %s", notice.id, notice.channel, reason)
