@@ -110,10 +110,10 @@ async def push_server() -> AsyncIterator[tuple[Pushes, str]]:
 
 
 def make_sender(
-    db: Database, clock: FakeClock, smtp_port: int, *, allow_private: bool = True
+    database: Database, clock: FakeClock, smtp_port: int, *, allow_private: bool = True
 ) -> Sender:
     return Sender(
-        db, clock,
+        database, clock,
         MailConfig(host="127.0.0.1", port=smtp_port, security="none", from_="door@door.test"),
         PushConfig(enabled=True, allowed_schemes=("http",), allow_private=allow_private,
                    timeout_s=5),

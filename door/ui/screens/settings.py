@@ -17,7 +17,16 @@ from door.services import timecontrol
 from door.services.accounts import STEP_DELAYS, KeyInfo
 from door.services.vacations import VacationStatus
 from door.ui.canvas import CYAN, WHITE, YELLOW, Canvas, Style, clip_text
-from door.ui.screen import HEADING_STYLE, Context, Pop, Screen, Transition, clean, draw_chrome
+from door.ui.screen import (
+    HEADING_STYLE,
+    Context,
+    Pop,
+    Push,
+    Screen,
+    Transition,
+    clean,
+    draw_chrome,
+)
 from door.ui.terminal import InputEvent, Key, Text
 from door.ui.widgets import LineEditor, Menu, MenuItem
 
@@ -130,6 +139,7 @@ class SettingsScreen(Screen):
             MenuItem("K", "SSH keys: log in without a password", SettingsScreen.ssh_keys),
             MenuItem("Z", f"Time zone: {self._zone_label(ctx)}", SettingsScreen.zone),
             MenuItem("V", f"Vacation: {self._vacation_label(ctx)}", SettingsScreen.vacation_item),
+            MenuItem("N", "Notices: your turn and more by e-mail or push", SettingsScreen.notices),
             MenuItem("Q", "Back to the main menu", SettingsScreen.back),
         ]
 
@@ -185,6 +195,11 @@ class SettingsScreen(Screen):
     # --- what the items do (``action(self, ctx)``; a signed-in user) ---------------------
     async def back(self, ctx: Context) -> Transition | None:
         return Pop()
+
+    async def notices(self, ctx: Context) -> Transition | None:
+        from door.ui.screens.notices import NoticesScreen
+
+        return Push(NoticesScreen())
 
     async def next_charset(self, ctx: Context) -> None:
         assert ctx.user is not None
