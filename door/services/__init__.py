@@ -223,6 +223,11 @@ async def build_services(
         if start_background:
             await hub.start()
     bans = BanWatch(db, interval=config.bans.check_interval_s)
+    outbox = Outbox(
+        db, clock, unsubscribe_base_url=config.notices.unsubscribe_base_url,
+        push_schemes=config.push.allowed_schemes, push_enabled=config.push.enabled,
+        mail_enabled=bool(config.mail.host),
+    )  # fmt: skip
     services = Services(
         db=db,
         accounts=Accounts(
@@ -241,14 +246,13 @@ async def build_services(
         bans=bans,
         public_finished=config.games.public_finished,
         vacation_days_per_year=config.games.vacation_days_per_year,
-        outbox=Outbox(
-            db, clock, unsubscribe_base_url=config.notices.unsubscribe_base_url,
-            push_schemes=config.push.allowed_schemes, push_enabled=config.push.enabled,
-            mail_enabled=bool(config.mail.host),
-        ),
+        outbox=outbox,
     )
     if config.mail.host or config.push.enabled:
-        services.sender = Sender(db, clock, config.mail, config.push, config.notices)
+        services.sender = Sender(
+            db, clock, config.mail, config.push, config.notices,
+            before_round=outbox.sweep_reminders,
+        )  # fmt: skip
     # players without a zone of their own see the sysop's, else the server's
     services.games.core.default_zone = tc.known_zone(config.games.time_zone) or (
         tc.server_zone_name()

@@ -34,6 +34,8 @@ DEFAULT_KINDS = KINDS
 PAUSED_ON_VACATION = frozenset({"your_turn", "reminder"})
 """Kinds not sent to a player on vacation (their clocks stand still)."""
 CODE_TTL = timedelta(hours=24)
+REMINDER_HOURS = (24, 2)
+"""How long before a move's deadline a reminder is sent (the issue's defaults)."""
 EMAIL_MAX = 254
 URL_MAX = 500
 
@@ -100,7 +102,14 @@ class Outbox:
     # --- in the event's transaction ------------------------------------------------------
 
     def enqueue(
-        self, repo: Repository, user_id: int, game_id: int, kind: str, subject: str, body: str
+        self,
+        repo: Repository,
+        user_id: int,
+        game_id: int,
+        kind: str,
+        subject: str,
+        body: str,
+        ref: str = "",
     ) -> int:
         """Write a ``kind`` notice for ``user_id`` on each channel they have, if they
         asked for that kind (and, for a turn or a reminder, are not on vacation); how
@@ -114,7 +123,9 @@ class Outbox:
         text = f"{body.rstrip()}\n\n{self.footer(prefs)}"
         written = 0
         for channel, address in self.channels(prefs):
-            notice = NewOutbox(user_id, game_id, kind, channel, address, subject[:200], text, now)
+            notice = NewOutbox(
+                user_id, game_id, kind, channel, address, subject[:200], text, now, ref
+            )
             if repo.enqueue_notice(notice, now) is not None:
                 written += 1
         return written
@@ -135,6 +146,36 @@ class Outbox:
             link = f"{self.unsubscribe_base_url}/unsubscribe/{prefs.unsubscribe_token}"
             lines.append(f"Or stop them all in one step: {link}")
         return "\n".join(lines)
+
+    async def sweep_reminders(self, hours: tuple[int, ...] = REMINDER_HOURS) -> int:
+        """Write the reminders now due: for each active game whose deadline is within
+        the largest of ``hours``, one reminder to the player to act for the smallest
+        threshold already reached (a turn with 90 minutes left gets the 2 h one, not
+        both), once per deadline (``ref`` names the threshold and the deadline)."""
+        if not hours:
+            return 0
+        now = self.clock.now()
+        steps = sorted(hours)
+
+        def write(repo: Repository) -> int:
+            due = repo.reminders_due(now, now + timedelta(hours=steps[-1]))
+            if not due:
+                return 0
+            written = repo.reminder_refs("reminder", [d.game_id for d in due])
+            n = 0
+            for d in due:
+                left = d.deadline - now
+                step = next(h for h in steps if left <= timedelta(hours=h))
+                ref = f"{step}h {d.deadline.isoformat()}"
+                if (d.game_id, d.user_id, ref) in written:
+                    continue
+                text = f"Game #{d.game_id}: your move is due within {step} hours"
+                body = f"{text}.\n\nCall in to door and open the game from G)ames to move."
+                subject = f"door: {text}"
+                n += self.enqueue(repo, d.user_id, d.game_id, "reminder", subject, body, ref)
+            return n
+
+        return await self.db.transact(write)
 
     # --- preferences -----------------------------------------------------------------------
 

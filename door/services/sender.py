@@ -18,7 +18,7 @@ import ipaddress
 import logging
 import os
 import socket
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from email.message import EmailMessage
@@ -129,6 +129,7 @@ class Sender:
         notices: NoticesConfig,
         *,
         owner: str | None = None,
+        before_round: Callable[[], Awaitable[object]] | None = None,
     ) -> None:
         self.db = db
         self.clock = clock
@@ -136,6 +137,8 @@ class Sender:
         self.push = push
         self.notices = notices
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
+        self.before_round = before_round
+        """Run before each round of the loop (the reminders' sweep)."""
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self.batch = 50
@@ -157,6 +160,8 @@ class Sender:
     async def _loop(self) -> None:
         while True:
             try:
+                if self.before_round is not None:
+                    await self.before_round()
                 while len(await self.run_once()) >= self.batch:
                     pass
             except asyncio.CancelledError:
