@@ -159,3 +159,36 @@ async def test_an_email_address_is_confirmed_with_the_code_sent_to_it(w: World) 
     assert not await w.outbox.confirm_email(w.bob.id, "000000" if code != "000000" else "1")
     assert await w.outbox.confirm_email(w.bob.id, code)
     assert (await w.outbox.prefs(w.bob.id)).email_confirmed
+
+
+async def test_the_web_unsubscribe_link_asks_then_stops_every_notice(w: World) -> None:
+    import aiohttp
+
+    from door.app import connection_settings
+    from door.config import Config
+    from door.net.web import WebSettings, start_web
+
+    async def no_session(terminal: object) -> None:
+        return None
+
+    await bob_by_email(w)
+    token = (await w.outbox.prefs(w.bob.id)).unsubscribe_token
+    settings = WebSettings(connection_settings(Config()), negotiation_wait=0.3)
+    server = await start_web(
+        "127.0.0.1", 0, no_session, settings=settings, unsubscribe=w.outbox.unsubscribe
+    )
+    try:
+        url = f"http://127.0.0.1:{server.port}/unsubscribe/{token}"
+        async with aiohttp.ClientSession() as http:
+            async with http.get(url) as asked:  # a link scanner's GET changes nothing
+                assert asked.status == 200 and "Stop them" in await asked.text()
+            assert "your_turn" in (await w.outbox.prefs(w.bob.id)).kinds
+            async with http.post(url) as done:
+                assert done.status == 200 and "no more notices" in await done.text()
+            async with http.post(url.replace(token, "unknown-token")) as unknown:
+                assert unknown.status == 404
+    finally:
+        server.close()
+        await server.wait_closed()
+    await moves_until_bobs_turn(w, await two_player_game(w.games, w.alice, w.bob, 40))
+    assert await w.deliver() == []
