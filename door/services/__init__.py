@@ -257,6 +257,7 @@ async def build_services(
     services.games.core.default_zone = tc.known_zone(config.games.time_zone) or (
         tc.server_zone_name()
     )
+    outbox.default_zone = services.games.core.default_zone
     # a ban made in this process ends the sessions at once (others: see BanWatch)
     services.accounts.on_banned = bans.banned
     if config.games.bots:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from urllib.parse import urlsplit
 
+from door.services import timecontrol as tc
 from door.services.clock import Clock
 from door.store.db import Database
 from door.store.records import NewOutbox, NoticePrefsRecord
@@ -34,10 +35,25 @@ DEFAULT_KINDS = KINDS
 PAUSED_ON_VACATION = frozenset({"your_turn", "reminder"})
 """Kinds not sent to a player on vacation (their clocks stand still)."""
 CODE_TTL = timedelta(hours=24)
+DIGEST_HOUR = 8
+"""The digest goes out at this hour of the player's own day."""
+FOOTER_MARK = "\n\nTo stop these notices:"
+"""Where a notice's body ends and its footer begins (a digest keeps one footer)."""
+ONCE_KINDS = frozenset({"confirm", "test"})
+"""Kinds never held for the digest."""
 REMINDER_HOURS = (24, 2)
 """How long before a move's deadline a reminder is sent (the issue's defaults)."""
 EMAIL_MAX = 254
 URL_MAX = 500
+
+
+def next_digest(now: datetime, zone: tzinfo) -> datetime:
+    """The next :data:`DIGEST_HOUR` o'clock in ``zone`` after ``now`` (as UTC)."""
+    local = now.astimezone(zone)
+    at = local.replace(hour=DIGEST_HOUR, minute=0, second=0, microsecond=0)
+    if at <= local:
+        at = (at + timedelta(days=1)).replace(hour=DIGEST_HOUR)
+    return at.astimezone(UTC)
 
 
 class NoticeError(ValueError):
@@ -98,6 +114,8 @@ class Outbox:
         self.push_schemes = push_schemes
         self.push_enabled = push_enabled
         self.mail_enabled = mail_enabled
+        self.default_zone = "UTC"
+        """The zone of a player without one (build_services sets the sysop's)."""
 
     # --- in the event's transaction ------------------------------------------------------
 
@@ -121,11 +139,16 @@ class Outbox:
         if kind in PAUSED_ON_VACATION and repo.users_on_vacation([user_id], now):
             return 0
         text = f"{body.rstrip()}\n\n{self.footer(prefs)}"
+        due = now
+        if prefs.digest:
+            user = repo.user(user_id)
+            due = next_digest(now, tc.zone(user.time_zone if user else None, self.default_zone))
         written = 0
         for channel, address in self.channels(prefs):
             notice = NewOutbox(
-                user_id, game_id, kind, channel, address, subject[:200], text, now, ref
-            )
+                user_id, game_id, kind, channel, address, subject[:200], text, due, ref,
+                prefs.digest,
+            )  # fmt: skip
             if repo.enqueue_notice(notice, now) is not None:
                 written += 1
         return written

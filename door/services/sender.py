@@ -19,10 +19,11 @@ import logging
 import os
 import socket
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from datetime import timedelta
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -32,8 +33,10 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 
 from door.config import MailConfig, NoticesConfig, PushConfig
 from door.services.clock import Clock
+from door.services.outbox import FOOTER_MARK
 from door.store.db import Database
 from door.store.records import OutboxRecord
+from door.store.repository import Repository
 
 log = logging.getLogger(__name__)
 
@@ -181,18 +184,29 @@ class Sender:
         )
         if not claimed:
             return []
-        return list(await asyncio.gather(*(self._one(n) for n in claimed)))
+        # a player's digest notices due together go as one message per channel
+        groups: dict[tuple[int, str, str] | int, list[OutboxRecord]] = {}
+        for n in claimed:
+            groups.setdefault((n.user_id, n.channel, n.address) if n.digest else n.id, []).append(n)
+        done = await asyncio.gather(*(self._group(g) for g in groups.values()))
+        return [o for outcomes in done for o in outcomes]
 
-    async def _one(self, notice: OutboxRecord) -> Outcome:
+    async def _group(self, notices: list[OutboxRecord]) -> list[Outcome]:
+        first = notices[0]
+        title, body = (first.title, first.body) if len(notices) == 1 else digest_of(notices)
         try:
-            await self.deliver(notice)
+            await self.deliver(replace(first, title=title, body=body))
         except DeliveryError as exc:
-            return await self._failed(notice, str(exc), exc.permanent)
+            return [await self._failed(n, str(exc), exc.permanent) for n in notices]
         except Exception as exc:  # a library's own error: record it, retry
-            return await self._failed(notice, f"{type(exc).__name__}: {exc}", False)
+            why = f"{type(exc).__name__}: {exc}"
+            return [await self._failed(n, why, False) for n in notices]
         at = self.clock.now()
-        ok = await self.db.transact(lambda repo: repo.notice_sent(notice.id, self.owner, at))
-        return Outcome(notice, "sent" if ok else "lost")
+        out = []
+        for n in notices:
+            ok = await self.db.transact(partial(_mark_sent, n.id, self.owner, at))
+            out.append(Outcome(n, "sent" if ok else "lost"))
+        return out
 
     async def _failed(self, notice: OutboxRecord, why: str, permanent: bool) -> Outcome:
         now = self.clock.now()
@@ -278,6 +292,21 @@ class Sender:
             raise DeliveryError(
                 f"push {parts.hostname} redirected ({status}); not followed", permanent=True
             )
+
+
+def _mark_sent(notice_id: int, owner: str, at: datetime, repo: Repository) -> bool:
+    return repo.notice_sent(notice_id, owner, at)
+
+
+def digest_of(notices: Sequence[OutboxRecord]) -> tuple[str, str]:
+    """One message (title, body) for several notices: each one's text, one footer."""
+    parts, footer = [], ""
+    for n in notices:
+        text, mark, rest = n.body.partition(FOOTER_MARK)
+        parts.append(f"* {text.strip()}")
+        footer = footer or (mark + rest)
+    title = f"door: your daily digest ({len(notices)} notices)"
+    return title, "\n\n".join(parts) + footer
 
 
 def summary(counts: dict[str, int], failed: Sequence[OutboxRecord]) -> list[str]:

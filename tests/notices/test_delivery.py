@@ -192,3 +192,20 @@ async def test_the_web_unsubscribe_link_asks_then_stops_every_notice(w: World) -
         await server.wait_closed()
     await moves_until_bobs_turn(w, await two_player_game(w.games, w.alice, w.bob, 40))
     assert await w.deliver() == []
+
+
+async def test_the_digest_holds_notices_until_8_and_sends_them_as_one(w: World) -> None:
+    await bob_by_email(w)
+    await w.outbox.set_digest(w.bob.id, True)
+    await moves_until_bobs_turn(w, await two_player_game(w.games, w.alice, w.bob, 40))
+    await w.mail.send(w.alice.id, "Bob", "hello", "a message")
+    assert await w.deliver() == []  # FakeClock starts at 12:00 UTC: not before 8:00 tomorrow
+    w.clock.advance(timedelta(hours=19, minutes=59))
+    assert await w.deliver() == []
+    w.clock.advance(timedelta(minutes=2))
+    assert await w.deliver() == ["sent", "sent"]
+    [m] = w.inbox.to("bob@door.test")
+    body = m.get_payload(decode=True).decode()
+    assert "daily digest (2 notices)" in m["Subject"]
+    assert "it is your turn" in body and "New message from Alice" in body
+    assert body.count("To stop these notices") == 1

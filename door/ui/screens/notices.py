@@ -1,8 +1,9 @@
 """Y)our settings -> Notices: hear of your games outside door (issue 18).
 
 E)-mail address (a code is sent to it; C)onfirm by typing it), P)ush URL (an ntfy-style
-topic), the kinds (1-5 toggle each). Nothing is sent until an address is confirmed or
-a push URL set. (The daily digest is not offered yet.)"""
+topic), the kinds (1-5 toggle each), D)igest (one message a day at 8:00 in the player's zone
+instead of single notices). Nothing is sent until an address is confirmed or a push
+URL set."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ class NoticesScreen(Screen):
     def key_help(self) -> str:  # type: ignore[override]
         if self.phase != "menu":
             return "Type, then Enter (empty: remove it) · Esc cancels"
-        return "E)-mail · C)onfirm code · P)ush URL · 1-5 kinds · Q)uit"
+        return "E)-mail · C)onfirm code · P)ush URL · 1-5 kinds · D)igest · Q)uit"
 
     async def on_enter(self, ctx: Context) -> None:
         await self._load(ctx)
@@ -82,6 +83,9 @@ class NoticesScreen(Screen):
             chosen = set(kinds_of(self.prefs)) ^ {kind}
             await outbox.set_kinds(uid, frozenset(chosen))
             ctx.status(f"{KIND_NAMES[kind].capitalize()}: {'ON' if kind in chosen else 'OFF'}.")
+        elif name == "d":
+            await outbox.set_digest(uid, not self.prefs.digest)
+            ctx.status(f"Daily digest: {'OFF' if self.prefs.digest else 'ON'}.")
         await self._load(ctx)
         return None
 
@@ -133,6 +137,9 @@ class NoticesScreen(Screen):
         chosen = kinds_of(p)
         for i, kind in enumerate(KINDS, 1):
             rows.append(f"{i}) [{'x' if kind in chosen else ' '}] {KIND_NAMES[kind]}")
+        rows.append(
+            f"D) Daily digest at 8:00 instead of single notices: {'ON' if p.digest else 'OFF'}"
+        )
         for i, row in enumerate(rows):
             canvas.put(2, 4 + i, clip_text(row, w), TEXT_STYLE)
         y = 5 + len(rows)
