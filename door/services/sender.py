@@ -116,7 +116,8 @@ class Outcome:
 
     notice: OutboxRecord
     status: str
-    """sent, retry, failed, or lost (another process holds it now)."""
+    """sent, retry, failed, or lost (another process holds it now); "delivered" only
+    inside a round, before it is marked."""
     why: str = ""
 
 
@@ -143,6 +144,7 @@ class Sender:
         self.before_round = before_round
         """Run before each round of the loop (the reminders' sweep)."""
         self._task: asyncio.Task[None] | None = None
+        self._http: aiohttp.ClientSession | None = None
         self._wake = asyncio.Event()
         self.batch = 50
 
@@ -159,6 +161,20 @@ class Sender:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        http, self._http = self._http, None
+        if http is not None:
+            await http.close()
+
+    def http(self) -> aiohttp.ClientSession:
+        """The push client, kept between notices (its connections are reused); its
+        resolver refuses private addresses unless allowed."""
+        if self._http is None or self._http.closed:
+            p = self.push
+            self._http = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(resolver=_CheckedResolver(p.allow_private)),
+                timeout=aiohttp.ClientTimeout(total=p.timeout_s),
+            )
+        return self._http
 
     async def _loop(self) -> None:
         while True:
@@ -189,7 +205,19 @@ class Sender:
         for n in claimed:
             groups.setdefault((n.user_id, n.channel, n.address) if n.digest else n.id, []).append(n)
         done = await asyncio.gather(*(self._group(g) for g in groups.values()))
-        return [o for outcomes in done for o in outcomes]
+        outcomes = [o for group in done for o in group]
+        delivered = [o.notice.id for o in outcomes if o.status == "delivered"]
+        if not delivered:
+            return outcomes
+        at = self.clock.now()
+        # one transaction marks the whole round's deliveries (a kill before it: the
+        # leases run out and they are sent again: at least once, never lost)
+        kept = await self.db.transact(partial(_mark_sent, delivered, self.owner, at))
+        return [
+            replace(o, status="sent" if o.notice.id in kept else "lost")
+            if o.status == "delivered" else o
+            for o in outcomes
+        ]  # fmt: skip
 
     async def _group(self, notices: list[OutboxRecord]) -> list[Outcome]:
         first = notices[0]
@@ -201,12 +229,7 @@ class Sender:
         except Exception as exc:  # a library's own error: record it, retry
             why = f"{type(exc).__name__}: {exc}"
             return [await self._failed(n, why, False) for n in notices]
-        at = self.clock.now()
-        out = []
-        for n in notices:
-            ok = await self.db.transact(partial(_mark_sent, n.id, self.owner, at))
-            out.append(Outcome(n, "sent" if ok else "lost"))
-        return out
+        return [Outcome(n, "delivered") for n in notices]
 
     async def _failed(self, notice: OutboxRecord, why: str, permanent: bool) -> Outcome:
         now = self.clock.now()
@@ -268,20 +291,15 @@ class Sender:
             raise DeliveryError(f"push URL scheme {parts.scheme!r} is not allowed", permanent=True)
         port = parts.port or (443 if parts.scheme == "https" else 80)
         await public_addresses(parts.hostname, port, p.allow_private)
-        connector = aiohttp.TCPConnector(resolver=_CheckedResolver(p.allow_private))
-        timeout = aiohttp.ClientTimeout(total=p.timeout_s)
         # the Title header is ASCII-only on the wire: anything else becomes "?"
         headers = {
             "Title": title.encode("ascii", "replace").decode()[:200],
             "Content-Type": "text/plain; charset=utf-8",
         }
         try:
-            async with (
-                aiohttp.ClientSession(connector=connector, timeout=timeout) as session,
-                session.post(
-                    url, data=body.encode(), headers=headers, allow_redirects=False
-                ) as response,
-            ):
+            async with self.http().post(
+                url, data=body.encode(), headers=headers, allow_redirects=False
+            ) as response:
                 status = response.status
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             raise DeliveryError(f"push {parts.hostname}: {exc or type(exc).__name__}") from None
@@ -294,8 +312,9 @@ class Sender:
             )
 
 
-def _mark_sent(notice_id: int, owner: str, at: datetime, repo: Repository) -> bool:
-    return repo.notice_sent(notice_id, owner, at)
+def _mark_sent(ids: list[int], owner: str, at: datetime, repo: Repository) -> set[int]:
+    """Mark ``owner``'s delivered notices sent; the ids whose lease was still theirs."""
+    return {i for i in ids if repo.notice_sent(i, owner, at)}
 
 
 def digest_of(notices: Sequence[OutboxRecord]) -> tuple[str, str]:

@@ -126,7 +126,7 @@ async def world(
     db: Database,  # noqa: F811
     smtp: tuple[Inbox, int],
     push_server: tuple[Pushes, str],
-) -> World:
+) -> AsyncIterator[World]:
     clock = FakeClock()
     accounts = Accounts(db, clock)
     hub = LocalHub()
@@ -145,7 +145,9 @@ async def world(
     alice = await accounts.register("Alice", "alice-pw")
     bob = await accounts.register("Bob", "bob-pw1")
     await asyncio.sleep(0)
-    return World(
+    w = World(
         db, clock, accounts, games, mail, outbox, make_sender(db, clock, port), inbox,
         pushes, base, port, alice, bob,
     )  # fmt: skip
+    yield w
+    await w.sender.stop()

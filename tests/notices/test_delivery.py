@@ -129,6 +129,7 @@ async def test_a_private_push_address_is_refused_unless_allowed(w: World) -> Non
     await moves_until_bobs_turn(w, await two_player_game(w.games, w.alice, w.bob, 40))
     strict = make_sender(w.db, w.clock, w.smtp_port, allow_private=False)
     [outcome] = await strict.run_once()
+    await strict.stop()
     assert outcome.status == "failed" and "private or local address" in outcome.why
     assert w.pushes.got == []
     [row] = await w.db.run_read(lambda repo: repo.outbox_of_user(w.bob.id))
