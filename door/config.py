@@ -284,6 +284,14 @@ class NoticesConfig:
     give_up_after_s: float = 86400.0
     lease_s: float = 120.0
     unsubscribe_base_url: str = ""
+class TournamentsConfig:
+    """Tournaments (issue 19): whether ordinary players may create them (sysops always
+    may), and how often the sweep looks for tournaments due to start, advance or close
+    (the next round is made as soon as a round's last game ends; the sweep catches what a
+    crash left), in seconds."""
+
+    players_may_create: bool = False
+    sweep_interval_s: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -301,6 +309,7 @@ class Config:
     mail: MailConfig = field(default_factory=MailConfig)
     push: PushConfig = field(default_factory=PushConfig)
     notices: NoticesConfig = field(default_factory=NoticesConfig)
+    tournaments: TournamentsConfig = field(default_factory=TournamentsConfig)
 
     @property
     def host_key_path(self) -> Path:

@@ -21,6 +21,7 @@ SUBCOMMAND_MODULES = (
     "door.cli.db",
     "door.cli.check",
     "door.cli.export",
+    "door.cli.tournament",
     "door.cli.selfplay",
     "door.cli.rules",
     "door.cli.verify",

@@ -7,7 +7,8 @@ the rules and compared with its snapshot (and, for a game with provable dice, ea
 chance event compared with the one its seed makes, and its count of chance events with
 the log's); last every rating, recomputed from the
 finished games (``door/services/ratings.py`` rating_problems) and compared with the one
-stored.
+stored; and every tournament against its games (each round's pairings recomputed with
+its format, every round complete before the next, the right winner).
 """
 
 from __future__ import annotations
@@ -111,6 +112,10 @@ async def check_all(
             problem = await games.replay_check(game_id)
             if problem is not None:
                 problems.append(problem)
+        from door.services.tournaments.service import Tournaments
+
+        # every tournament against its games: pairings, winners, rounds complete
+        problems.extend(await Tournaments(db, games, SystemClock()).audit())
         return len(ids), problems, await Ratings(db).audit(), repaired
     finally:
         await db.dispose()

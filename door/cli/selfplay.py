@@ -80,6 +80,7 @@ def plan(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     """(options, a level per seat) from the command line; ``Refusal`` if unusable."""
     from door.games.base import Refusal
     from door.services.bots import levels as bot_levels
+    from door.services.bots import resolve_level
 
     kind = args.game
     options: dict[str, Any] = {}
@@ -96,7 +97,7 @@ def plan(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     known = [name for name, _ in bot_levels(kind)]
     asked = [w.strip() for w in (args.level or "").split(",") if w.strip()]
     if not asked:
-        asked = [known[0] if kind == "spectrangle" else _middle(known)]
+        asked = [resolve_level(kind, None)]  # the level a new game offers first
     for level in asked:
         if level not in known:
             raise Refusal(f"there is no computer player {level!r}; choose {', '.join(known)}")
@@ -105,10 +106,6 @@ def plan(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     if len(asked) != seats:
         raise Refusal(f"name one level, or one for each of the {seats} seats")
     return options, asked
-
-
-def _middle(names: list[str]) -> str:
-    return names[len(names) // 2] if names else ""
 
 
 async def selfplay(

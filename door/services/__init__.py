@@ -18,6 +18,8 @@ from door.services import timecontrol as tc
 from door.services.accounts import Accounts
 from door.services.archive import Archive
 from door.services.bans import BanWatch
+from door.services.blocks import Blocks
+from door.services.chat import Chat
 from door.services.clock import Clock, SystemClock
 from door.services.export import Exporter
 from door.services.games import GameCache, GameService
@@ -31,6 +33,7 @@ from door.services.ratings import Ratings
 from door.services.sender import Sender
 from door.services.signups import SIGNUP_MODES, SignupPolicy
 from door.services.sysop import Sysop
+from door.services.tournaments.service import Tournaments
 from door.services.vacations import PlayerClocks
 from door.store.db import Database, DatabaseFailure
 from door.store.files import database_files, tighten, wide_modes
@@ -59,6 +62,9 @@ class Services:
     ``sweep_interval_s``); at once when a write succeeds again."""
     bans: BanWatch | None = None
     """Ends banned users' live sessions (built by build_services; see door/services/bans.py)."""
+    tournaments: Tournaments | None = None
+    """Tournaments that run themselves (door/services/tournaments)."""
+    tournament_sweep_s: float = 30.0
     public_finished: bool = True
     """``[games] public_finished``: who may open finished games (see ``archive``)."""
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
@@ -84,6 +90,10 @@ class Services:
     written to only when ``[mail]`` or ``[push]`` is configured)."""
     sender: Sender | None = None
     """The outbox's sender task (door/services/sender.py), when configured."""
+    blocks: Blocks = field(init=False)
+    """Who blocks whom (door/services/blocks.py)."""
+    chat: Chat = field(init=False)
+    """Players' chat and spectators' kibitz in games (door/services/chat.py)."""
 
     def __post_init__(self) -> None:
         self.outage = DatabaseOutage(self.db.health)
@@ -98,12 +108,39 @@ class Services:
         if self.outbox.mail_enabled or self.outbox.push_enabled:
             self.games.notices.outbox = self.outbox
             self.mail.outbox = self.outbox
+        self.blocks = Blocks(self.db, self.clock)
+        self.chat = Chat(self.db, self.clock, self.hub)
 
     def start_sweeper(self) -> None:
         """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background
         (every process may: each timeout transaction claims its game first, so processes
         sharing a database never try the same one; see ``Deadlines``)."""
         self._tasks.append(asyncio.create_task(self._sweep_loop(), name="door-deadline-sweeper"))
+        if self.tournaments is not None:
+            self._tasks.append(
+                asyncio.create_task(self._tournament_loop(), name="door-tournament-sweeper")
+            )
+
+    async def _tournament_loop(self) -> None:
+        """Every ``tournament_sweep_s``: advance what is due (a start time reached, a
+        round a crash left unmade); each advance happens once whoever does it."""
+        assert self.tournaments is not None
+        loop = asyncio.get_running_loop()
+        next_scan = loop.time()
+        while True:
+            try:
+                await self.tournaments.sweep()
+                scan = getattr(self.bots, "scan", None)
+                if scan is not None and loop.time() >= next_scan:
+                    # a bot game the runner put down (it stops after so many actions a
+                    # wake) would hold its round up for ever: look for bot turns again
+                    next_scan = loop.time() + 10.0
+                    await scan()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the database out of reach, a bad event: again soon
+                log.exception("tournament sweep failed")
+            await asyncio.sleep(self.tournament_sweep_s)
 
     async def _sweep_loop(self) -> None:
         recovered = asyncio.Event()
@@ -247,6 +284,7 @@ async def build_services(
         public_finished=config.games.public_finished,
         vacation_days_per_year=config.games.vacation_days_per_year,
         outbox=outbox,
+        tournament_sweep_s=config.tournaments.sweep_interval_s,
     )
     if config.mail.host or config.push.enabled:
         services.sender = Sender(
@@ -258,6 +296,10 @@ async def build_services(
         tc.server_zone_name()
     )
     outbox.default_zone = services.games.core.default_zone
+    services.tournaments = Tournaments(
+        db, services.games, clock,
+        players_may_create=config.tournaments.players_may_create,
+    )  # fmt: skip
     # a ban made in this process ends the sessions at once (others: see BanWatch)
     services.accounts.on_banned = bans.banned
     if config.games.bots:

@@ -69,7 +69,7 @@ from door.store.retry import Backoff
 log = logging.getLogger(__name__)
 
 SPECTRANGLE_LEVELS: tuple[tuple[str, str], ...] = (
-    ("spectrangle-novice", "Novice: places any piece that fits, without weighing the score"),
+    ("spectrangle-novice", "Novice: plays any piece that fits, ignoring the score"),
     ("spectrangle-greedy", "Greedy: takes the best score it sees; beats Novice 49 in 50"),
     ("spectrangle-strong", "Strong: weighs what its move leaves; beats Greedy 19 in 20"),
 )

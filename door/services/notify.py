@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 NoticeKind = Literal[
     "move", "your_turn", "finished", "joined", "invited", "declined", "resync", "page",
-    "broadcast", "mail",
+    "broadcast", "mail", "chat",
 ]
 """``invited``: a named invitation to the users in ``user_ids`` (their seat is kept);
 ``declined``: an invitee declined and the game was cancelled; ``resync``: notices may
@@ -38,7 +38,8 @@ it shows. ``page``: a one-line live message to the users in ``user_ids`` (issue 
 ``game_id`` is minus the sender's user id, ``seq`` a random number that tells pages apart;
 door/services/presence.py). ``broadcast``: the sysop's line to everyone online (the
 same shape); ``mail``: "new mail from …" to its recipient (``game_id`` minus the mail's id).
-"""
+``chat``: a line said in the game (``seq`` the line's id, ``text`` the line, see
+door/services/chat.py)."""
 
 NOTICE_KINDS: frozenset[str] = frozenset(get_args(NoticeKind))
 

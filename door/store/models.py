@@ -282,6 +282,48 @@ class VacationRow(Base):
     ends_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class BlockRow(Base):
+    """``user_id`` blocks ``blocked_id``: nothing the blocked user writes (mail, pages,
+    chat, invitations) reaches the blocker (migration 0008)."""
+
+    __tablename__ = "blocks"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    blocked_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class GameChatRow(Base):
+    """A line said in a game (migration 0008): ``channel`` ``chat`` (the players', seen
+    by all on the game's screen) or ``kibitz`` (the spectators')."""
+
+    __tablename__ = "game_chat"
+    __table_args__ = (Index("ix_game_chat_game_id_id", "game_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    channel: Mapped[str] = mapped_column(String(8))
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class GameTalkRow(Base):
+    """A game whose players opened kibitz to themselves (migration 0008): a row per
+    game that has one, none for the default (kibitz for spectators only)."""
+
+    __tablename__ = "game_talk"
+
+    game_id: Mapped[int] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    kibitz_open: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
 class GameEventRow(Base):
     __tablename__ = "game_events"
 
@@ -486,3 +528,72 @@ class MuteRow(Base):
     )
     until: Mapped[datetime] = mapped_column(UTCDateTime)
     reason: Mapped[str] = mapped_column(Text)
+class TournamentRow(Base):
+    """A tournament, or (``is_template``) the template that opens its recurring editions.
+
+    ``options`` holds the game's options (match length, cube, players per table), the
+    clock (``clock``: today's per-move deadline, later issue 18's clock) and the format's
+    settings (rounds, ladder reach and length, bots to fill with). ``rounds_made`` counts
+    the rounds whose games exist: advancing a round is one transaction that writes the
+    round's games and bumps it, so it happens once (see door/services/tournaments)."""
+
+    __tablename__ = "tournaments"
+    __table_args__ = (Index("ix_tournaments_status", "status", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+    kind: Mapped[str] = mapped_column(String(40))
+    format: Mapped[str] = mapped_column(String(16))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    size: Mapped[int] = mapped_column(Integer)
+    min_entrants: Mapped[int] = mapped_column(Integer)
+    min_rating: Mapped[float | None] = mapped_column(Float)
+    bots_allowed: Mapped[bool] = mapped_column(Boolean, default=True)
+    # open (taking entries) / running / finished / cancelled; template for a template
+    status: Mapped[str] = mapped_column(String(16))
+    rounds_made: Mapped[int] = mapped_column(Integer, default=0)
+    winner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    template_id: Mapped[int | None] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    opens_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    starts_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    note: Mapped[str] = mapped_column(Text, default="")
+    version: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class TournamentEntryRow(Base):
+    """One entrant: the rating they were seeded by, whether they withdrew (before the
+    start) or forfeit the rest (left a running event), and their ladder place."""
+
+    __tablename__ = "tournament_entries"
+
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), primary_key=True, index=True)
+    rating: Mapped[float] = mapped_column(Float)
+    entered_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    withdrawn: Mapped[bool] = mapped_column(Boolean, default=False)
+    forfeited: Mapped[bool] = mapped_column(Boolean, default=False)
+    position: Mapped[int | None] = mapped_column(Integer)
+
+
+class TournamentGameRow(Base):
+    """One table of one round (a ladder challenge is a round of one table): its players
+    in seat order and its game (NULL for a bye). The primary key makes a round's tables
+    impossible to write twice; ``game_id`` is unique, so a game is in one event only."""
+
+    __tablename__ = "tournament_games"
+
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    round_no: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    table_no: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    seats: Mapped[list[int]] = mapped_column(JSON)
+    game_id: Mapped[int | None] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), unique=True
+    )

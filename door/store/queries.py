@@ -51,9 +51,12 @@ from sqlalchemy.sql.expression import Executable
 from door.store.models import (
     AuditRow,
     BbsIdentityRow,
+    BlockRow,
     ClaimRow,
+    GameChatRow,
     GameEventRow,
     GameRow,
+    GameTalkRow,
     MailRow,
     MuteRow,
     NoticePrefsRow,
@@ -71,6 +74,7 @@ from door.store.models import (
 )
 from door.store.records import (
     AuditRecord,
+    ChatRecord,
     EventRecord,
     FinishedGame,
     GameRecord,
@@ -92,6 +96,7 @@ from door.store.records import (
     VacationRecord,
 )
 from door.store.runner import Query
+from door.store.tournaments import TournamentQueries
 
 ListWhich = Literal["invited", "open", "active", "mine", "waiting", "finished"]
 LISTS: tuple[ListWhich, ...] = ("invited", "open", "active", "mine", "waiting", "finished")
@@ -234,6 +239,10 @@ def _report(v: Sequence[Any]) -> ReportRecord:
     return ReportRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
 
 
+def _chat(v: Sequence[Any]) -> ChatRecord:
+    return ChatRecord(v[0], v[1], v[2], v[3], v[4], v[5], v[6])
+
+
 def _overdue(v: Sequence[Any]) -> OverdueGame:
     return OverdueGame(int(v[0]), int(v[1]))
 
@@ -259,6 +268,7 @@ class Queries:
         self._claims()
         self._clock()
         self._mail()
+        self._talk()
         self.archive = ArchiveQueries(self.games, self.seats)
         outbox, prefs = _table(OutboxRow), _table(NoticePrefsRow)
         self.outbox_pg = OutboxQueries(
@@ -269,6 +279,7 @@ class Queries:
             outbox, prefs, self.games, self.seats,
             (func.julianday("now") - 2440587.5) * 86400.0, sqlite.insert,
         )  # fmt: skip
+        self.tournaments = TournamentQueries()
 
     def _users_and_keys(self) -> None:
         """Accounts, SSH keys, BBS identities."""
@@ -949,6 +960,63 @@ class Queries:
     insert_presence: Query[None]
     fresh_presence: Query[PresenceRecord]
     forget_presence_before: Query[None]
+
+    def _talk(self) -> None:
+        """Blocks between users; the chat and kibitz lines of games (issue 17)."""
+        p = bindparam
+        blocks = self.blocks = _table(BlockRow)
+        chat = self.game_chat = _table(GameChatRow)
+        talk = self.game_talk = _table(GameTalkRow)
+        users = self.users
+        self.insert_block = _write(
+            "insert_block", _insert(blocks, "user_id", "blocked_id", "created_at")
+        )
+        self.delete_block = _write(
+            "delete_block",
+            delete(blocks).where(
+                and_(blocks.c.user_id == p("user_id"), blocks.c.blocked_id == p("blocked_id"))
+            ),
+        )
+        self.blocked_by = Query(
+            "blocked_by",
+            select(blocks.c.blocked_id).where(blocks.c.user_id == p("user_id")),
+            _one_int,
+        )
+        self.is_blocked = Query(
+            "is_blocked",
+            select(func.count()).where(
+                and_(blocks.c.user_id == p("user_id"), blocks.c.blocked_id == p("blocked_id"))
+            ),
+            _one_bool,
+        )
+        self.insert_chat = Query(
+            "insert_chat",
+            _insert(chat, "game_id", "user_id", "channel", "text", "created_at").returning(
+                chat.c.id
+            ),
+            _one_int,
+        )
+        # the newest ``limit`` lines of a game, with their authors' names
+        self.recent_chat = Query(
+            "recent_chat",
+            select(*chat.c, users.c.name)
+            .select_from(chat.outerjoin(users, users.c.id == chat.c.user_id))
+            .where(chat.c.game_id == p("game_id"))
+            .order_by(chat.c.id.desc())
+            .limit(p("limit")),
+            _chat,
+        )
+        self.kibitz_open = Query(
+            "kibitz_open",
+            select(func.count()).where(
+                and_(talk.c.game_id == p("game_id"), talk.c.kibitz_open == true())
+            ),
+            _one_bool,
+        )
+        self.delete_talk = _write(
+            "delete_talk", delete(talk).where(talk.c.game_id == p("game_id"))
+        )
+        self.insert_talk = _write("insert_talk", _insert(talk, "game_id", "kibitz_open"))
 
     def _claims(self) -> None:
         """Claims on work one process must do at a time (see the section's comment)."""

@@ -377,3 +377,71 @@ class ReportRecord:
     text: str
     created_at: datetime
     resolved_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRecord:
+    """A ``tournaments`` row (see door/store/models.py TournamentRow)."""
+
+    id: int
+    name: str
+    kind: str
+    format: str
+    options: JSONObject
+    size: int
+    min_entrants: int
+    min_rating: float | None
+    bots_allowed: bool
+    status: str
+    rounds_made: int
+    winner_id: int | None
+    template_id: int | None
+    created_by: int | None
+    created_at: datetime
+    opens_at: datetime | None
+    starts_at: datetime | None
+    started_at: datetime | None
+    finished_at: datetime | None
+    note: str
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class EntryRecord:
+    """A ``tournament_entries`` row, with the entrant's name and whether it is a bot."""
+
+    tournament_id: int
+    user_id: int
+    rating: float
+    entered_at: datetime
+    withdrawn: bool
+    forfeited: bool
+    position: int | None
+    user_name: str = ""
+    is_bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableRecord:
+    """A ``tournament_games`` row with its game's status and outcome (None for a bye)."""
+
+    tournament_id: int
+    round_no: int
+    table_no: int
+    seats: tuple[int, ...]
+    game_id: int | None
+    game_status: str | None = None
+    outcome: JSONObject | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRecord:
+    """A ``game_chat`` row with its author's name (None: the author's account is gone)."""
+
+    id: int
+    game_id: int
+    user_id: int | None
+    channel: str
+    text: str
+    created_at: datetime
+    user_name: str | None

@@ -30,6 +30,7 @@ from door.store.queries import (
 )
 from door.store.records import (
     AuditRecord,
+    ChatRecord,
     EventRecord,
     FinishedGame,
     GameRecord,
@@ -55,6 +56,7 @@ from door.store.records import (
     VacationRecord,
 )
 from door.store.runner import ConflictError, PgRunner, Runner
+from door.store.tournaments import TournamentRepo
 
 __all__ = ["ConflictError", "Repository"]
 
@@ -679,6 +681,47 @@ class Repository:
     # Work exactly one process may do (issue 15): see door/services/claims.py and
     # door/services/games/deadlines.py.
 
+    # --- talk: blocks, game chat --------------------------------------------------------
+
+    def block(self, user_id: int, blocked_id: int, now: datetime) -> None:
+        """``user_id`` blocks ``blocked_id`` (again: nothing changes)."""
+        params = {"user_id": user_id, "blocked_id": blocked_id}
+        if not self._run.rows(self._q.is_blocked, params)[0]:
+            self._run.execute(self._q.insert_block, {**params, "created_at": now})
+
+    def unblock(self, user_id: int, blocked_id: int) -> None:
+        self._run.execute(self._q.delete_block, {"user_id": user_id, "blocked_id": blocked_id})
+
+    def blocked_by(self, user_id: int) -> frozenset[int]:
+        """The users ``user_id`` blocks."""
+        return frozenset(self._run.rows(self._q.blocked_by, {"user_id": user_id}))
+
+    def is_blocked(self, recipient_id: int, sender_id: int) -> bool:
+        """True when ``recipient_id`` blocks ``sender_id``."""
+        params = {"user_id": recipient_id, "blocked_id": sender_id}
+        return self._run.rows(self._q.is_blocked, params)[0]
+
+    def insert_chat(
+        self, game_id: int, user_id: int, channel: str, text: str, now: datetime
+    ) -> int:
+        params = {"game_id": game_id, "user_id": user_id, "channel": channel, "text": text,
+                  "created_at": now}  # fmt: skip
+        return self._run.rows(self._q.insert_chat, params)[0]
+
+    def recent_chat(self, game_id: int, limit: int) -> list[ChatRecord]:
+        """The game's newest ``limit`` lines, oldest first."""
+        rows = self._run.rows(self._q.recent_chat, {"game_id": game_id, "limit": limit})
+        return rows[::-1]
+
+    def kibitz_open(self, game_id: int) -> bool:
+        """True when the game's players opened kibitz to themselves."""
+        return self._run.rows(self._q.kibitz_open, {"game_id": game_id})[0]
+
+    def set_kibitz_open(self, game_id: int, is_open: bool) -> None:
+        self._run.execute(self._q.delete_talk, {"game_id": game_id})
+        if is_open:
+            self._run.execute(self._q.insert_talk, {"game_id": game_id, "kibitz_open": True})
+
     # --- the clock: zones and vacations ---------------------------------------------------
 
     def player_clocks(self, user_ids: Sequence[int], since: datetime) -> dict[int, PlayerClock]:
@@ -778,6 +821,12 @@ class Repository:
         if isinstance(self._run, PgRunner):
             return self._q.leases_pg
         return self._q.leases_sqlite
+
+    # --- tournaments (door/store/tournaments.py) ----------------------------------------
+
+    def tournaments(self) -> TournamentRepo:
+        """The tournament reads and writes, on this transaction."""
+        return TournamentRepo(self._run, self._q.tournaments)
 
     # --- the archive ----------------------------------------------------------------------
 

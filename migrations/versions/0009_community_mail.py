@@ -1,7 +1,7 @@
 """mail, presence, reports, audit log, mutes (issue 17)
 
 Revision ID: 0009
-Revises: 0007
+Revises: 0008
 Create Date: 2026-12-02
 
 One row per message, kept until its recipient deletes it. ``ix_mail_recipient_id_id``
@@ -10,7 +10,6 @@ The sender's account may go (SET NULL: the message stays); the recipient's takes
 mail with it (CASCADE). ``presence`` holds each process's signed-in sessions, rewritten
 by that process every few seconds (W)ho on every process sharing the database).
 
-down_revision is 0007 until comm-a's 0008 (blocks) is merged; then it becomes 0008.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0009"
-down_revision: str | None = "0007"
+down_revision: str | None = "0008"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,7 +1,7 @@
 """outbox and notice_prefs: notices outside door (e-mail, push), sent from an outbox
 
 Revision ID: 0011
-Revises: 0010
+Revises: 0012 (main's head when this was merged; the id is older than its parent)
 Create Date: 2026-12-02
 
 ``notice_prefs`` holds how a player wants to hear of their games (a confirmed e-mail
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0011"
-down_revision: str | None = "0010"
+down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

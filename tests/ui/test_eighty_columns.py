@@ -67,13 +67,33 @@ async def test_bot_descriptions_on_the_begin_screen_are_wrapped_not_cut(
             return list(bots.levels(kind))
 
     monkeypatch.setattr(services, "bots", Levels())
-    r = await start_session(alice, start="begin")
+    # 80x30: room for the whole list under the set-up
+    r = await start_session(alice, start="begin", height=30)
     r.term.type("b")
     await r.term.settle()
     text = " ".join(line.strip() for line in r.term.display())
     text = " ".join(text.split())
     for name, desc in levels:
         assert " ".join(desc.split()) in text, (name, r.term.display_text())
+
+
+async def test_where_the_levels_do_not_all_fit_the_begin_screen_says_where_they_are(
+    start_session: StartSession, services: Services, alice: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from door.services import bots
+
+    class Levels:
+        def levels(self, kind: str) -> list[tuple[str, str]]:
+            return list(bots.levels(kind))
+
+    monkeypatch.setattr(services, "bots", Levels())
+    r = await start_session(alice, start="begin")  # 80x24: the set-up takes the room
+    r.term.type("b")
+    await r.term.settle()
+    text = r.term.display_text()
+    assert "Computer levels: 5, each described when you press 1" in text, text
+    # no description begun and left unfinished
+    assert not any(desc.split()[0] in text for _, desc in bots.levels("backgammon")), text
 
 
 @pytest.mark.parametrize("kind", ["b", "s"])

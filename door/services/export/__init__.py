@@ -146,6 +146,9 @@ class Exporter:
         # the log as far as the game was read: "up to now" even while moves come in
         events = [e for e in await self.games.events(game_id) if e.seq <= info.last_seq]
         extra = dict(await self.extra_keys(info))
+        mark = await self.games.core.tournament_mark(game_id)
+        if mark is not None:  # a tournament game says so in its record
+            extra["tournament"] = mark
         try:
             # replaying a long match is some milliseconds of the rules' work: not on the
             # event loop, which other sessions share (the rules are pure, so any thread)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from door.games.replay import replay
 from door.services.export.common import comment_lines
 from door.services.games import AnyRules, GameEvent, GameInfo
+from door.services.safety import clean_message
 from door.store.records import JSON
 
 
@@ -74,6 +75,8 @@ def text_record(
             continue
         if e.kind == "move":
             text = str(e.payload.get("move", ""))
+            note = clean_message(str(e.payload.get("note") or ""), 200)
+            text = f'{text} "{note}"' if note else text  # the note with the move (issue 17)
         else:
             action = e.payload.get("action")
             if action == "timeout":

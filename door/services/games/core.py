@@ -407,7 +407,26 @@ class GameCore:
 
     def infos(self, repo: Repository, games: Sequence[GameRecord]) -> list[GameInfo]:
         seats = repo.seats_of([g.id for g in games])
-        return [self.info(g, seats.get(g.id, [])) for g in games]
+        # tournament games are marked as such in every list (one query for the page)
+        marks = repo.tournaments().marks([g.id for g in games])
+        out = []
+        for g in games:
+            info = self.info(g, seats.get(g.id, []))
+            if g.id in marks:
+                name, round_no = marks[g.id]
+                info = replace(info, tournament=f"{name}, round {round_no}")
+            out.append(info)
+        return out
+
+    async def tournament_mark(self, game_id: int) -> str | None:
+        """"<tournament>, round N" if game ``game_id`` is a tournament game."""
+        if not is_stored_id(game_id):
+            return None
+        marks = await self.db.run_read(lambda repo: repo.tournaments().marks([game_id]))
+        if game_id not in marks:
+            return None
+        name, round_no = marks[game_id]
+        return f"{name}, round {round_no}"
 
     def snapshot(self, loaded: Loaded, viewer: int | None) -> GameSnapshot:
         """The game as ``loaded`` holds it, seen by ``viewer`` (None: a spectator)."""

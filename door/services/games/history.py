@@ -9,6 +9,8 @@ from door.games import fairdice
 from door.games.replay import replay
 from door.services.games.core import Change, GameCore
 from door.services.games.model import GameEvent, GameInfo, GameNews, VisitSummary, dump_state
+from door.services.games.turns import NOTE_MAX
+from door.services.safety import clean_message
 from door.store.records import clamp_count, is_stored_id
 from door.store.repository import Repository
 
@@ -114,7 +116,8 @@ class History:
             if e.kind == "move" and e.seat is not None:
                 text = str(e.payload.get("move", ""))
                 if text and text != "roll":  # the dice are told by the move itself
-                    bits["moves"].append((e.seat, text))
+                    note = clean_message(str(e.payload.get("note") or ""), NOTE_MAX)
+                    bits["moves"].append((e.seat, f'{text} "{note}"' if note else text))
             elif action in ("join", "leave", "timeout", "decline") and e.seat is not None:
                 key = {"join": "joined", "leave": "left", "timeout": "timeouts",
                        "decline": "declined"}[str(action)]  # fmt: skip

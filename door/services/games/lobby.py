@@ -134,6 +134,40 @@ class Lobby:
         self.notices.after_commit(snapshot, change)
         return snapshot.info
 
+    def create_seated(
+        self, repo: Repository, creator_id: int, kind: str, options: dict[str, Any],
+        players: Sequence[tuple[int, str | None]], deadline_hours: int, now: datetime,
+    ) -> tuple[GameSnapshot, Change]:  # fmt: skip
+        """Inside the caller's transaction, a game with every seat taken — ``players``
+        in seat order as (user id, bot level or None) — started at once; the caller
+        hands the (snapshot, change) to ``notices.after_commit`` once it committed.
+        What a tournament round is made of (door/services/tournaments)."""
+        core = self.core
+        rules = core.rules_for(kind)
+        specs = [SeatSpec("open") for _ in players]
+        opts = _checked(rules, options, specs, deadline_hours)
+        state = rules.new_game(len(players), opts)
+        change = Change(0, actor=None, begun=True)
+        draft = GameRecord(
+            id=0, kind=kind, options=opts, status="open", snapshot=dump_state(rules, state),
+            version=0, to_act=None, deadline=None, deadline_hours=deadline_hours,
+            hints_allowed=False, created_by=creator_id, created_at=now, updated_at=now,
+            finished_at=None, summary="waiting for players", outcome=None, last_seq=0,
+            dice_seed=core.new_seed(), chance_count=0,
+        )  # fmt: skip
+        game_id = repo.insert_game(draft)
+        change.game_id = game_id
+        seats = [
+            SeatRecord(game_id, i, "bot" if level else "user", uid, level, 0, 0, None)
+            for i, (uid, level) in enumerate(players)
+        ]
+        repo.insert_seats(seats)
+        loaded = self._start(repo, core.load(repo, game_id), now, change)
+        snapshot = core.snapshot(loaded, None)
+        if core.tell is not None:
+            core.tell(repo, snapshot, change)
+        return snapshot, change
+
     def _fill(
         self, repo: Repository, creator_id: int, specs: list[SeatSpec], now: datetime,
         word: str = "",

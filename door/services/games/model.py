@@ -111,6 +111,9 @@ class GameInfo:
     move_deadline: datetime | None = None
     """When the move's own time runs out (the mover's bank runs from then to
     ``deadline``, the timeout)."""
+    tournament: str | None = None
+    """"<tournament>, round N" for a tournament game (filled in the game lists and
+    records; None elsewhere and for an ordinary game)."""
 
     def seat_of(self, user_id: int) -> int | None:
         """The (first) seat ``user_id`` plays, or None."""

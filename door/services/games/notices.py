@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from door.services.games.core import AfterCommit, Change
@@ -71,6 +71,8 @@ class GameNotices:
         """Where notices outside door are written, in the change's transaction (None:
         no e-mail nor push configured)."""
         self.on_after_commit: AfterCommit | None = None
+        self.on_finished: list[Callable[[GameSnapshot], None]] = []
+        """Called after the commit that finished a game (the tournaments' hook)."""
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def of_change(self, snapshot: GameSnapshot, change: Change) -> list[Notice]:
@@ -166,6 +168,9 @@ class GameNotices:
     def after_commit(self, snapshot: GameSnapshot, change: Change) -> None:
         """:meth:`deliver`, then the after-commit hook."""
         self.deliver(snapshot, change)
+        if snapshot.info.status == "finished":
+            for finished in self.on_finished:
+                finished(snapshot)
         hook = self.on_after_commit
         if hook is not None:
             result = hook(snapshot)

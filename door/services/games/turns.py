@@ -8,10 +8,13 @@ from door.services.games.core import Change, GameCore, Unconfirmed
 from door.services.games.lobby import Lobby
 from door.services.games.model import GameSnapshot, NotYourTurnError, StaleVersionError
 from door.services.games.notices import GameNotices
-from door.store.records import NewEvent
+from door.services.safety import clean_message
+from door.store.records import JSONObject, NewEvent
 from door.store.repository import Repository
 
 MAX_MOVE_TEXT = 200
+NOTE_MAX = 200
+"""Characters in a note sent with a move (issue 17)."""
 
 RESIGN_LEVELS = ("single", "gammon", "backgammon")
 """What a Backgammon player may offer to lose this game by (1, 2 or 3 times the cube)."""
@@ -26,12 +29,16 @@ class Turns:
         self.lobby = lobby
 
     async def submit(
-        self, game_id: int, user_id: int, move_text: str, expected_version: int
+        self, game_id: int, user_id: int, move_text: str, expected_version: int,
+        *, note: str = "",
     ) -> GameSnapshot:
         """Play ``move_text`` for ``user_id``, then draw whatever chance follows; one
-        transaction. Raises StaleVersionError / NotYourTurnError / GameClosedError / the
-        rules' errors (nothing is written when anything is refused)."""
-        return await self._play(game_id, user_id, move_text, expected_version)
+        transaction. ``note``: a few words for the opponent, cleaned
+        (:func:`~door.services.safety.clean_message`) and kept in the move's event as
+        ``note`` — never read by the rules, so replays ignore it. Raises
+        StaleVersionError / NotYourTurnError / GameClosedError / the rules' errors
+        (nothing is written when anything is refused)."""
+        return await self._play(game_id, user_id, move_text, expected_version, note=note)
 
     async def _play(
         self,
@@ -40,6 +47,8 @@ class Turns:
         move_text: str,
         expected_version: int,
         only_kind: str | None = None,
+        *,
+        note: str = "",
     ) -> GameSnapshot:
         """``submit``; ``only_kind``: refuse a game of another kind (checked in the
         transaction, after the actor's ban)."""
@@ -48,6 +57,7 @@ class Turns:
         if len(move_text) > MAX_MOVE_TEXT:
             raise InvalidMoveError("that is far too long to be a move")
         text = move_text.strip()
+        note = clean_message(note, NOTE_MAX).strip()
         core = self.core
         now = core.clock.now()
         change = Change(game_id, moved=True, actor=user_id)
@@ -63,7 +73,10 @@ class Turns:
             seat = core.seat_to_act(loaded, user_id)
             rules, state = loaded.rules, loaded.state
             parsed = rules.parse_move(state, text)
-            event = NewEvent(seat, "move", {"move": rules.format_move(state, parsed)})
+            payload: JSONObject = {"move": rules.format_move(state, parsed)}
+            if note:
+                payload["note"] = note
+            event = NewEvent(seat, "move", payload)
             after = rules.apply(state, parsed)
             loaded = core.commit(repo, loaded, after, [event], now, change, mover=seat)
             return core.snapshot(loaded, user_id)

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from door.games.base import GameRules, Refusal
 from door.games.replay import replay
+from door.services.games.turns import NOTE_MAX
+from door.services.safety import clean_message
 from door.services.timecontrol import span_text, zone
 from door.ui.bindings import Keyset, with_arrows
 from door.ui.canvas import CYAN, WHITE, YELLOW, Canvas, Style, clip_text
@@ -100,6 +102,8 @@ class LoggedMove:
     text: str
     before: Any
     after: Any
+    note: str = ""
+    """The few words the player sent with it (issue 17), or ''."""
 
 
 def replay_log(rules: AnyRules, info: GameInfo, events: list[GameEvent]) -> list[LoggedMove]:
@@ -120,7 +124,8 @@ def replay_more(
         ev, state = step.event, step.after
         if ev.kind == "move":
             text = str(ev.payload.get("move", ""))
-            moves.append(LoggedMove(ev.seq, ev.seat, text, step.before, state))
+            note = clean_message(str(ev.payload.get("note") or ""), NOTE_MAX)
+            moves.append(LoggedMove(ev.seq, ev.seat, text, step.before, state, note))
         elif ev.kind == "system" and ev.payload.get("action") in ("timeout", "forfeit"):
             word = "ran out of time" if ev.payload.get("action") == "timeout" else "resigned"
             moves.append(LoggedMove(ev.seq, ev.seat, f"({word})", step.before, state))
@@ -173,6 +178,12 @@ class GameScreenBase(Screen):
         self.notice_line = ""
         self.record: list[LoggedMove] = []
         self.help_open = False
+        self.pending_note = ""
+        """The note N wrote, sent with the next move."""
+        from door.ui.screens.talk import GameTalk
+
+        self.talk = GameTalk(self)
+        """Chat and kibitz (C, K)."""
         # The log replayed so far: (last event seq, state after it, its moves). The log
         # only grows, so a notice or a later look replays just the new events.
         self._replayed: tuple[int, Any, list[LoggedMove]] | None = None
@@ -321,6 +332,8 @@ class GameScreenBase(Screen):
         if away:
             self.notice_line = f"{self.notice_line} {away}".strip()
         await self.refresh_record(ctx)
+        if not self.replay:
+            await self.talk.load(ctx)
 
     async def vacation_note(self, ctx: Context) -> str:
         """``"Bob is on vacation until 12 Dec."`` for the other players away now (the
@@ -434,8 +447,51 @@ class GameScreenBase(Screen):
         shown = [m for m in moves if m.text != "roll"] or moves  # the dice speak for a roll
         for m in shown[-4:]:
             who = self.name_of(m.seat) if m.seat is not None else "system"
-            parts.append(f"{who}: {self.shown_text(m)}")
+            parts.append(f"{who}: {self.shown_text(m)}" + (f' "{m.note}"' if m.note else ""))
         return "; ".join(parts)
+
+    def notes_text(self, moves: list[LoggedMove]) -> str:
+        """``'Bob's note: "nice"'`` for the notes sent with ``moves`` ('' if none)."""
+        return "; ".join(
+            f'{self.name_of(m.seat)}\'s note: "{m.note}"'
+            for m in moves if m.note and m.seat is not None
+        )  # fmt: skip
+
+    async def say_last_turn_notes(self, ctx: Context) -> None:
+        """V)iew: the notes sent with the last turn, on the status line."""
+        notes = self.notes_text(last_turn_of_others(await self.history(ctx), self.my_seat))
+        if notes:
+            ctx.status(notes)
+
+    def chat(self, ctx: Context, _key: str = "") -> Transition | None:
+        """C: say a line in this game (players: chat; spectators: kibitz)."""
+        return self.talk.write(ctx)
+
+    async def toggle_kibitz(self, ctx: Context, _key: str = "") -> None:
+        """K: a player opens kibitz to the players, or closes it."""
+        await self.talk.toggle_kibitz(ctx)
+
+    def may_chat(self) -> bool:
+        return not self.replay and self.snap is not None
+
+    def may_write_note(self) -> bool:
+        """A seated player of a running game (not a spectator, not a replay)."""
+        return self.my_seat is not None and not self.replay and self.is_running()
+
+    def write_note(self, ctx: Context, _key: str = "") -> Transition:
+        """N: the line for a note that goes with this player's next move."""
+
+        async def keep(ctx: Context, text: str) -> bool:
+            self.pending_note = clean_message(text, NOTE_MAX).strip()
+            if self.pending_note:
+                ctx.status("Your note goes with your move.")
+            return True
+
+        from door.ui.screens.talk import TalkPrompt
+
+        hint = f"Up to {NOTE_MAX} characters, sent with your move. Enter: done  Esc: back"
+        return Push(TalkPrompt(self, "Note with this move: ", hint, keep,
+                               max_len=NOTE_MAX, text=self.pending_note))  # fmt: skip
 
     # --- acting ---------------------------------------------------------------------------
     async def send(self, ctx: Context, text: str) -> bool:
@@ -444,11 +500,14 @@ class GameScreenBase(Screen):
         everything as it was and says why. Returns True if the move was made."""
         if self.snap is None or ctx.user is None:
             return False
+        submit = ctx.services.games.submit
         snap = await self._act(
-            ctx, ctx.services.games.submit(self.game_id, ctx.user.id, text, self.snap.info.version)
+            ctx,
+            submit(self.game_id, ctx.user.id, text, self.snap.info.version, note=self.pending_note),
         )
         if snap is None:
             return False
+        self.pending_note = ""
         self.notice_line = ""  # the news is old once you have answered it
         await self._mark_seen(ctx)
         await self.refresh_record(ctx)
@@ -488,6 +547,10 @@ class GameScreenBase(Screen):
     # --- notices --------------------------------------------------------------------------
     async def on_notice(self, notice: Notice, ctx: Context) -> Transition | None:
         if self.snap is None:
+            return None
+        if notice.kind == "chat":
+            if notice.game_id == self.game_id and not self.replay:
+                self.talk.on_notice(notice, ctx)
             return None
         before = self.snap.info.last_seq
         if notice.kind == "resync":

@@ -348,6 +348,7 @@ class BackgammonScreen(GameScreenBase):
         self._undo(ctx)  # Esc first puts the picked-up checker back
 
     async def view_last_turn(self, ctx: Context, key: str) -> Transition | None:
+        await self.say_last_turn_notes(ctx)
         return await self._start_view(ctx, whole=False)
 
     def toggle_ids(self, ctx: Context, key: str) -> None:
@@ -465,6 +466,15 @@ class BackgammonScreen(GameScreenBase):
             Binding(("h",), "H)int", "H: hints from the computer", hint,
                     when=lambda s: s.can_act, shown=hints_shown),
             Binding(("escape",), "", "", put_back, when=lambda s: s.lift is not None),
+            Binding(("c",), "C)hat", "C: say a line in this game (spectators: kibitz)",
+                    GameScreenBase.chat, when=GameScreenBase.may_chat,
+                    shown=lambda s: s.my_seat is None),
+            Binding(("k",), "K)ibitz", "K: open the spectators' kibitz to the players, or close it",
+                    GameScreenBase.toggle_kibitz, when=lambda s: s.my_seat is not None,
+                    shown=lambda s: False),
+            Binding(("n",), "N)ote", "N: a note (up to 200 characters) sent with your move",
+                    GameScreenBase.write_note, when=GameScreenBase.may_write_note,
+                    shown=lambda s: False),  # in the ? list only: the bottom line is full
             Binding(("v",), "V)iew", "V: the opponent's last turn, played back",
                     view_last_turn, shown=lambda s: s.can_act),
             Binding(("v",), "V)iew last turn", "V: the opponent's last turn, played back",

@@ -463,20 +463,27 @@ class BeginScreen(Screen):
         self._draw_levels(canvas, ctx, y)
 
     def _draw_levels(self, canvas: Canvas, ctx: Context, y: int) -> None:
-        """The computer levels with their descriptions, wrapped, from row ``y``."""
+        """The computer levels with their descriptions, wrapped, from row ``y`` — all of
+        them or, where they do not all fit, one line saying where they are described
+        (the opponent chooser shows each whole): never a list cut short."""
         levels = self.bot_levels(ctx)
-        if levels and y < canvas.height - 4:
-            canvas.put(2, y, "Computer levels:", NOTE_STYLE)
-            for name, desc in levels:
-                # Wrapped, not cut: the description is why a player picks a level.
-                head = f"  {clean(name, 20)}: "
-                lines = textwrap.wrap(
-                    clean(desc), max(canvas.width - 4 - len(head), 20),
-                    initial_indent="", subsequent_indent="",
-                ) or [""]  # fmt: skip
-                for i, part in enumerate(lines):
-                    y += 1
-                    if y >= canvas.height - 3:
-                        break
-                    lead = head if i == 0 else " " * len(head)
-                    canvas.put(2, y, clip_text(lead + part, canvas.width - 4), NOTE_STYLE)
+        if not levels or y >= canvas.height - 4:
+            return
+        rows: list[str] = []
+        for name, desc in levels:
+            # Wrapped, not cut: the description is why a player picks a level.
+            head = f"  {clean(name, 20)}: "
+            lines = textwrap.wrap(
+                clean(desc), max(canvas.width - 4 - len(head), 20),
+                initial_indent="", subsequent_indent="",
+            ) or [""]  # fmt: skip
+            rows += [(head if i == 0 else " " * len(head)) + part for i, part in enumerate(lines)]
+        if y + len(rows) >= canvas.height - 3:
+            # "1) Opponent" (both games): its chooser lists every level, described whole
+            hint = f"Computer levels: {len(levels)}, each described when you press 1"
+            canvas.put(2, y, clip_text(hint, canvas.width - 4), NOTE_STYLE)
+            return
+        canvas.put(2, y, "Computer levels:", NOTE_STYLE)
+        for row in rows:
+            y += 1
+            canvas.put(2, y, clip_text(row, canvas.width - 4), NOTE_STYLE)

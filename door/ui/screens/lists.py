@@ -376,6 +376,8 @@ class GameListScreen(KeyedScreen):
         if info.status == "active" and info.deadline is not None:
             deadline = short_span(info.deadline - now)
         summary = clean(info.summary)
+        if getattr(info, "tournament", None):  # a tournament game says so
+            summary = f"T: {clean(info.tournament)}; {summary}"
         if self.is_invitation(info):  # the host is in Players; the column says what it is
             summary = "you, invited"
         return f"{head}{ago_text} {deadline:>4}  {fit_phrases(summary, 17)}"

@@ -78,6 +78,8 @@ class MainMenu(Screen):
             MenuItem("I", "Instructions: using door, and the rules of each game",
                      MainMenu.instructions),
             MenuItem("R", "Rank the top players", MainMenu.rank),
+            MenuItem("T", "Tournaments: enter one, follow the brackets and tables",
+                     MainMenu.tournaments),
             MenuItem("A", "Archive: finished games to search and replay", MainMenu.archive),
             MenuItem("M", "Mail: private messages to and from other players", MainMenu.mail,
                      note=f"({unread} new)" if unread else ""),
@@ -99,6 +101,7 @@ class MainMenu(Screen):
         _, self.open_total = await games.list_games("open", uid, limit=1)
         self.invited_total = len(getattr(self.summary, "invitations", []))
         self.unread_mail = await ctx.services.mail.unread(uid)
+        self.tournament_news = await tournament_news(ctx, uid)
         selected = self.menu.selected
         items = self._items(
             self.waiting_total, self.open_total, ctx.sound, self.invited_total, self.unread_mail,
@@ -167,6 +170,11 @@ class MainMenu(Screen):
         from door.ui.screens.rank import RankScreen
 
         return Push(RankScreen())
+
+    async def tournaments(self, ctx: Context) -> Transition | None:
+        from door.ui.screens.tournaments import TournamentsScreen
+
+        return Push(TournamentsScreen())
 
     async def archive(self, ctx: Context) -> Transition | None:
         from door.ui.screens.archive import ArchiveScreen
@@ -257,6 +265,8 @@ class MainMenu(Screen):
         for item in getattr(s, "news", []):
             style = INVITE_STYLE if item.invited else GAME_STYLE
             lines.append((f"{ctx.glyphs.bullet} {news_sentence(item, now)}", style))
+        for text in getattr(self, "tournament_news", []):
+            lines.append((f"{ctx.glyphs.bullet} {text}", GAME_STYLE))
         return lines
 
     def fitted_lines(self, ctx: Context, width: int, room: int) -> list[tuple[str, Style]]:
@@ -276,6 +286,26 @@ class MainMenu(Screen):
             out.append((more_line(left, ctx), MORE_STYLE))
             break
         return out
+
+async def tournament_news(ctx: Context, user_id: int) -> list[str]:
+    """"Your next game in <tournament>: …" for each event ``user_id`` is in."""
+    tours = getattr(ctx.services, "tournaments", None)
+    if tours is None:
+        return []
+    from door.services.tournaments.service import placing_of
+
+    out = []
+    for view in await tours.entered_by(user_id):
+        name = clean(view.record.name, 30)
+        mine = [t for t in view.tables if user_id in t.seats and t.game_id is not None]
+        live = [t for t in mine if placing_of(t) is None]
+        if live:
+            others = ", ".join(clean(view.name_of(u), 20) for u in live[0].seats if u != user_id)
+            out.append(f"Your next game in {name}: #{live[0].game_id} against {others}")
+        elif view.record.status == "open":
+            out.append(f"{name} starts when it fills ({len(view.entries)} of {view.record.size})")
+    return out
+
 
 async def toggle_sound(ctx: Context) -> None:
     """Flip the user's sound setting, remember it, and say so."""

@@ -202,6 +202,7 @@ class SpectrangleScreen(GameScreenBase):
         self.cursor = neighbour_in_direction(self.cursor, ARROWS.get(key) or KEYPAD[key])
 
     async def view_last_turn(self, ctx: Context, key: str) -> Transition | None:
+        await self.say_last_turn_notes(ctx)
         return await self._start_view(ctx)
 
     def toggle_ids(self, ctx: Context, key: str) -> None:
@@ -291,6 +292,15 @@ class SpectrangleScreen(GameScreenBase):
                     "once the game is over)", toggle_ids),
             Binding(("b",), "B)ag", "B: the pieces left in the bag", toggle_bag,
                     shown=lambda s: s.aids_allowed()),
+            Binding(("c",), "C)hat", "C: say a line in this game (spectators: kibitz)",
+                    GameScreenBase.chat, when=GameScreenBase.may_chat,
+                    shown=lambda s: s.my_seat is None),
+            Binding(("k",), "K)ibitz", "K: open the spectators' kibitz to the players, or close it",
+                    GameScreenBase.toggle_kibitz, when=lambda s: s.my_seat is not None,
+                    shown=lambda s: False),
+            Binding(("n",), "N)ote", "N: a note (up to 200 characters) sent with your move",
+                    GameScreenBase.write_note, when=GameScreenBase.may_write_note,
+                    shown=lambda s: False),  # in the ? list only: the bottom line is full
             Binding(("v",), "V)iew", "V: the turns since your last one, step by step",
                     view_last_turn, shown=lambda s: s.can_act),
             Binding(("v",), "V)iew last turn", "V: the turns since your last one, step by step",
