@@ -284,6 +284,9 @@ class NoticesConfig:
     give_up_after_s: float = 86400.0
     lease_s: float = 120.0
     unsubscribe_base_url: str = ""
+
+
+@dataclass(frozen=True)
 class TournamentsConfig:
     """Tournaments (issue 19): whether ordinary players may create them (sysops always
     may), and how often the sweep looks for tournaments due to start, advance or close
