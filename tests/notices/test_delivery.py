@@ -210,3 +210,11 @@ async def test_the_digest_holds_notices_until_8_and_sends_them_as_one(w: World) 
     assert "daily digest (2 notices)" in m["Subject"]
     assert "it is your turn" in body and "New message from Alice" in body
     assert body.count("To stop these notices") == 1
+
+
+async def test_a_push_url_by_name_goes_through_the_checking_resolver(w: World) -> None:
+    url = w.push_base.replace("127.0.0.1", "localhost")
+    await w.outbox.set_push(w.bob.id, f"{url}/by-name")
+    await moves_until_bobs_turn(w, await two_player_game(w.games, w.alice, w.bob, 40))
+    assert await w.deliver() == ["sent"]  # allowed here: the name resolves to loopback
+    assert [p for p, _, _ in w.pushes.got] == ["/by-name"]
