@@ -255,6 +255,7 @@ class App:
                 sessions=self.sessions,
                 records=self._web_record,
                 reuse_port=self.share_ports,
+                unsubscribe=self._unsubscribe,
             )
             self.web = web
             self._servers.append(web)
@@ -337,6 +338,11 @@ class App:
         commands = RemoteCommands(services.accounts, services.games, services.exporter)
         reply = await commands.run(request.user_id, request.command)
         return ExecResult(reply.stdout, reply.stderr or None, reply.status)
+
+    async def _unsubscribe(self, token: str) -> bool:
+        """``POST /unsubscribe/TOKEN``: no more notices for the token's player."""
+        outbox = getattr(self.services, "outbox", None)
+        return outbox is not None and bool(await outbox.unsubscribe(token))
 
     async def _web_record(self, game_id: int, fmt: str) -> tuple[str, bytes] | None:
         """``GET /games/N.FMT``: game N's record as anyone may have it (no viewer), or

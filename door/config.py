@@ -242,6 +242,51 @@ class AccountsConfig:
 
 
 @dataclass(frozen=True)
+class MailConfig:
+    """Notices by e-mail (issue 18): the SMTP server door hands them to (``host`` empty:
+    no e-mail), how to talk to it (``security``: none, starttls, or tls from the first
+    byte), the login if it wants one, and the ``from`` address (the TOML key is
+    ``from``)."""
+
+    host: str = ""
+    port: int = _ranged(587, 1, 65535)
+    security: str = _choice("starttls", ("none", "starttls", "tls"))
+    user: str = ""
+    password: str = ""
+    from_: str = ""
+    timeout_s: float = 30.0
+
+
+@dataclass(frozen=True)
+class PushConfig:
+    """Notices by push (an HTTP POST of a plain-text body with a ``Title`` header, as
+    ntfy takes): whether they are offered, how long one POST may take, which URL schemes
+    players may give, and whether URLs that resolve to loopback, private or link-local
+    addresses are allowed (off: a player could otherwise make door knock on the sysop's
+    own network)."""
+
+    enabled: bool = False
+    timeout_s: float = 15.0
+    allowed_schemes: tuple[str, ...] = ("https",)
+    allow_private: bool = False
+
+
+@dataclass(frozen=True)
+class NoticesConfig:
+    """How the outbox is sent: how often it is looked at, the first retry's wait (it
+    doubles up to ``retry_max_s``), when a notice is given up (its reason kept), how long
+    a sender's claim on a notice lasts, and the web address of the one-step unsubscribe
+    link (``https://bbs.example/``; empty: notices only say how to stop them in door)."""
+
+    poll_interval_s: float = 2.0
+    retry_first_s: float = 30.0
+    retry_max_s: float = 3600.0
+    give_up_after_s: float = 86400.0
+    lease_s: float = 120.0
+    unsubscribe_base_url: str = ""
+
+
+@dataclass(frozen=True)
 class TournamentsConfig:
     """Tournaments (issue 19): whether ordinary players may create them (sysops always
     may), and how often the sweep looks for tournaments due to start, advance or close
@@ -264,6 +309,9 @@ class Config:
     bots: BotsConfig = field(default_factory=BotsConfig)
     bans: BansConfig = field(default_factory=BansConfig)
     accounts: AccountsConfig = field(default_factory=AccountsConfig)
+    mail: MailConfig = field(default_factory=MailConfig)
+    push: PushConfig = field(default_factory=PushConfig)
+    notices: NoticesConfig = field(default_factory=NoticesConfig)
     tournaments: TournamentsConfig = field(default_factory=TournamentsConfig)
 
     @property
@@ -287,6 +335,10 @@ class Config:
         return f"sqlite+aiosqlite:///{(self.data_dir / 'door.sqlite3').resolve()}"
 
 
+_ALIASES = {("mail", "from"): "from_"}
+"""TOML keys that are Python keywords, and the field each fills."""
+
+
 def _section(cls: type[T], raw: Any, name: str) -> T:
     if raw is None:
         return cls()
@@ -295,6 +347,7 @@ def _section(cls: type[T], raw: Any, name: str) -> T:
     known = {f.name: f for f in fields(cls)}  # type: ignore[arg-type]
     values: dict[str, Any] = {}
     for key, value in raw.items():
+        key = _ALIASES.get((name, key), key)
         if (name, key) in _REMOVED:
             raise ConfigError(_RLOGIN_MIGRATION.format(key=key))
         if key not in known:

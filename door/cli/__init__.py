@@ -17,6 +17,7 @@ SUBCOMMAND_MODULES = (
     "door.cli.serve",
     "door.cli.local",
     "door.cli.user",
+    "door.cli.notify",
     "door.cli.db",
     "door.cli.check",
     "door.cli.export",

@@ -61,6 +61,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     approve.add_argument("name", metavar="NAME")
     approve.set_defaults(func=run_approve)
 
+    email = actions.add_parser(
+        "email", parents=[common], help="set a player's notice e-mail address, as confirmed"
+    )
+    email.add_argument("name", metavar="NAME")
+    email.add_argument("address", metavar="ADDRESS")
+    email.set_defaults(func=run_email)
+
     pending = actions.add_parser(
         "pending", parents=[common], help="list the sign-ups awaiting approval"
     )
@@ -189,3 +196,16 @@ def run_pending(args: argparse.Namespace) -> int:
         return "\n".join(lines)
 
     return _run(args, "door user pending", body)
+
+
+def run_email(args: argparse.Namespace) -> int:
+    async def body(accounts: Accounts) -> str:
+        from door.services.outbox import Outbox
+
+        user = await accounts.by_name(args.name)
+        if user is None:
+            raise Refusal(f"there is no user called {args.name!r}")
+        await Outbox(accounts.db, accounts.clock).set_confirmed_email(user.id, args.address)
+        return f"{user.name}'s notice address is {args.address.strip()} (confirmed)"
+
+    return _run(args, "door user email", body)

@@ -70,6 +70,18 @@ WebHandler = Callable[[Any], Awaitable[None]]
 """What runs a connected terminal (a :class:`WebTerminal`, or a telnet one for ``binary``
 / ``plain``): the App's login and session."""
 RecordSource = Callable[[int, str], Awaitable[tuple[str, bytes] | None]]
+Unsubscribe = Callable[[str], Awaitable[bool]]
+"""The one-step unsubscribe of notices outside door: a token → whether it was known."""
+UNSUBSCRIBE_ASK = (
+    "<!doctype html><meta charset=utf-8><title>Stop notices</title>"
+    "<p>Stop every notice door sends you (e-mail and push)?</p>"
+    '<form method=post><button type=submit>Stop them</button></form>'
+)
+UNSUBSCRIBE_DONE = (
+    "<!doctype html><meta charset=utf-8><title>Notices stopped</title>"
+    "<p>Done: door sends you no more notices. To have some again, call in to door: "
+    "Y)our settings &rarr; Notices.</p>"
+)
 """``(game id, format)`` → ``(file name, bytes)``, or ``None`` when there is no such record
 for an anonymous caller (missing, hidden, wrong format)."""
 
@@ -737,6 +749,7 @@ class _Door:
         self.sessions = sessions
         self.records = records
         self.assets = assets
+        self.unsubscribe: Unsubscribe | None = None
         self.port = 0  # known once listening
         self.telnet_factory = telnet_protocol_factory(
             on_terminal,
@@ -764,6 +777,16 @@ class _Door:
         body = json.dumps({"name": self.settings.server_name}).encode()
         headers = {"Content-Type": _RECORD_TYPES["json"], "Cache-Control": "no-cache"}
         return web.Response(body=body, headers=headers)
+
+    async def unsubscribed(self, request: web.Request) -> web.StreamResponse:
+        if self.unsubscribe is None or request.method not in ("GET", "POST"):
+            return not_found()
+        html = {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"}
+        if request.method == "GET":
+            return web.Response(text=UNSUBSCRIBE_ASK, headers=html)
+        if not await self.unsubscribe(request.match_info["token"]):
+            return not_found()
+        return web.Response(text=UNSUBSCRIBE_DONE, headers=html)
 
     async def record(self, request: web.Request) -> web.StreamResponse:
         fmt = request.match_info["fmt"]
@@ -950,11 +973,14 @@ async def start_web(
     records: RecordSource | None = None,
     reuse_port: bool = False,
     assets: dict[str, Asset] | None = None,
+    unsubscribe: Unsubscribe | None = None,
 ) -> WebServer:
     """Serve the page and its WebSocket on ``host:port`` (0 = any free port).
 
     ``sessions`` (if given) holds every live terminal, so a shutdown can reach them;
-    ``records`` answers ``/games/N.FMT``; ``assets`` replaces the page's files (tests).
+    ``records`` answers ``/games/N.FMT``; ``assets`` replaces the page's files (tests);
+    ``unsubscribe`` answers ``/unsubscribe/TOKEN`` (GET asks, POST does it: a link
+    scanner that fetches every URL of a mail must not unsubscribe anyone).
     Raises ``OSError`` if the port is taken, ``ssl.SSLError``/``OSError`` for a certificate
     or key that cannot be used.
     """
@@ -972,11 +998,13 @@ async def start_web(
         records=records,
         assets=load_assets() if assets is None else assets,
     )
+    door.unsubscribe = unsubscribe
     app = web.Application(client_max_size=4096)
     app.on_response_prepare.append(_security_headers)
     app.router.add_get("/ws", door.websocket)
     app.router.add_get("/name.json", door.name)
     app.router.add_get(r"/games/{id:[0-9]+}.{fmt:[a-z]+}", door.record)
+    app.router.add_route("*", r"/unsubscribe/{token:[A-Za-z0-9_-]{1,64}}", door.unsubscribed)
     app.router.add_get("/", door.page)
     app.router.add_get(r"/{path:.+}", door.page)  # only names in ``assets`` are answered
     # shutdown_timeout: what is left of a connection once the App has closed every session

@@ -27,8 +27,10 @@ from door.services.mail import Mail
 from door.services.names import NameRules
 from door.services.notify import Hub, LocalHub, PgHub
 from door.services.outage import DatabaseOutage
+from door.services.outbox import Outbox
 from door.services.presence import Presence
 from door.services.ratings import Ratings
+from door.services.sender import Sender
 from door.services.signups import SIGNUP_MODES, SignupPolicy
 from door.services.sysop import Sysop
 from door.services.tournaments.service import Tournaments
@@ -83,6 +85,11 @@ class Services:
     """Who is signed in on this process, and pages (door/services/presence.py)."""
     sysop: Sysop = field(init=False)
     """The sysop's console: users, reports, broadcast, games, health, audit log."""
+    outbox: Outbox | None = None
+    """Notices outside door (issue 18): preferences and the outbox (always built;
+    written to only when ``[mail]`` or ``[push]`` is configured)."""
+    sender: Sender | None = None
+    """The outbox's sender task (door/services/sender.py), when configured."""
     blocks: Blocks = field(init=False)
     """Who blocks whom (door/services/blocks.py)."""
     chat: Chat = field(init=False)
@@ -98,6 +105,11 @@ class Services:
         self.sysop = Sysop(
             self.db, self.clock, self.accounts, self.presence, self.hub, self.games
         )
+        if self.outbox is None:
+            self.outbox = Outbox(self.db, self.clock)
+        if self.outbox.mail_enabled or self.outbox.push_enabled:
+            self.games.notices.outbox = self.outbox
+            self.mail.outbox = self.outbox
         self.blocks = Blocks(self.db, self.clock)
         self.chat = Chat(self.db, self.clock, self.hub)
 
@@ -174,6 +186,8 @@ class Services:
                 await task
         self._tasks.clear()
         await self.presence.stop()
+        if self.sender is not None:
+            await self.sender.stop()
         if self.bans is not None:
             await self.bans.stop()
         if isinstance(self.hub, PgHub):
@@ -248,6 +262,11 @@ async def build_services(
         if start_background:
             await hub.start()
     bans = BanWatch(db, interval=config.bans.check_interval_s)
+    outbox = Outbox(
+        db, clock, unsubscribe_base_url=config.notices.unsubscribe_base_url,
+        push_schemes=config.push.allowed_schemes, push_enabled=config.push.enabled,
+        mail_enabled=bool(config.mail.host),
+    )  # fmt: skip
     services = Services(
         db=db,
         accounts=Accounts(
@@ -266,12 +285,19 @@ async def build_services(
         bans=bans,
         public_finished=config.games.public_finished,
         vacation_days_per_year=config.games.vacation_days_per_year,
+        outbox=outbox,
         tournament_sweep_s=config.tournaments.sweep_interval_s,
     )
+    if config.mail.host or config.push.enabled:
+        services.sender = Sender(
+            db, clock, config.mail, config.push, config.notices,
+            before_round=outbox.sweep_reminders,
+        )  # fmt: skip
     # players without a zone of their own see the sysop's, else the server's
     services.games.core.default_zone = tc.known_zone(config.games.time_zone) or (
         tc.server_zone_name()
     )
+    outbox.default_zone = services.games.core.default_zone
     services.tournaments = Tournaments(
         db, services.games, clock,
         players_may_create=config.tournaments.players_may_create,
@@ -292,6 +318,8 @@ async def build_services(
         await bans.start()
         services.presence.start()
         services.start_sweeper()
+        if services.sender is not None:
+            services.sender.start()
         if services.bots is not None:
             services.bots.start()
     return services

@@ -17,6 +17,7 @@ from datetime import datetime
 from door.services.accounts import name_key
 from door.services.clock import Clock
 from door.services.notify import Hub, Notice
+from door.services.outbox import Outbox
 from door.store.db import Database
 from door.store.records import MailRecord
 from door.store.repository import Repository
@@ -105,6 +106,9 @@ class Mail:
         """Asked with the sender's id before anything is stored: a refusal to show them
         ("slow down"), or None (the rate limit goes here; mutes are checked in the
         sending transaction)."""
+        self.outbox: Outbox | None = None
+        """Where "new message" notices outside door are written (in the sending
+        transaction; None: no e-mail nor push configured)."""
         self.blocked: Callable[[int, int], bool] | None = None
         """(recipient, sender) → True when the recipient blocks the sender."""
 
@@ -133,7 +137,19 @@ class Mail:
                 return None
             if blocked is not None and blocked(user.id, sender_id):
                 return 0  # not delivered, and the sender is told it was sent
-            return repo.insert_mail(sender_id, user.id, subject or "(no subject)", body, now)
+            mail_id = repo.insert_mail(sender_id, user.id, subject or "(no subject)", body, now)
+            outbox = self.outbox
+            if outbox is not None:
+                # the notice outside door commits with the message, or neither does; one
+                # pending "new message" notice (game 0) stands for all until it is sent
+                sender = repo.user(sender_id)
+                name = clean_text(sender.name if sender else "someone", 20)
+                line = f"New message from {name}: {subject or '(no subject)'}"
+                outbox.enqueue(
+                    repo, user.id, 0, "message", f"door: {line}"[:200],
+                    f"{line}\n\nCall in to door and open M)ail to read it.",
+                )
+            return mail_id
 
         found = await self.db.transact(lambda repo: (write(repo), repo.user_by_key(key)))
         mail_id, recipient = found

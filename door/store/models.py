@@ -386,6 +386,70 @@ class ClaimRow(Base):
     expires_at: Mapped[float] = mapped_column(Float)
 
 
+class NoticePrefsRow(Base):
+    """How a player wants to hear of their games outside door (issue 18): a confirmed
+    e-mail address and/or a push URL, which kinds, single notices or one daily digest,
+    and the token of the one-step unsubscribe link every notice carries."""
+
+    __tablename__ = "notice_prefs"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    email: Mapped[str | None] = mapped_column(String(254))
+    email_confirmed: Mapped[bool] = mapped_column(Boolean, default=False)
+    # sha256 of the code mailed to ``email`` (never the code itself), until it expires
+    code_hash: Mapped[str | None] = mapped_column(String(64))
+    code_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    push_url: Mapped[str | None] = mapped_column(String(500))
+    # the kinds asked for (door/services/noticeprefs.py KINDS), comma-separated
+    kinds: Mapped[str] = mapped_column(String(200), default="")
+    digest: Mapped[bool] = mapped_column(Boolean, default=False)
+    unsubscribe_token: Mapped[str] = mapped_column(String(64), unique=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class OutboxRow(Base):
+    """A notice to send outside door over one channel (``email`` or ``push``), written
+    in the transaction of the event that causes it. ``status``: pending, sent, failed.
+    A pending row being sent has a lease (``lease_owner`` until ``lease_until``, the
+    database's clock in epoch seconds) so no two processes send it; at most one pending
+    row per (user, game, kind, channel) (``ux_outbox_pending``, partial)."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (
+        Index(
+            "ux_outbox_pending", "user_id", "game_id", "kind", "channel", unique=True,
+            sqlite_where=text("status = 'pending'"),
+            postgresql_where=text("status = 'pending'"),
+        ),
+        Index("ix_outbox_status_due_at", "status", "due_at"),
+        # "was this reminder for this deadline written already?"
+        Index("ix_outbox_game_id_kind_ref", "game_id", "kind", "ref"),
+    )  # fmt: skip
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    # 0 for a notice of no game (a test, a confirmation code)
+    game_id: Mapped[int] = mapped_column(Integer, default=0)
+    kind: Mapped[str] = mapped_column(String(32))
+    channel: Mapped[str] = mapped_column(String(8))
+    address: Mapped[str] = mapped_column(String(500))
+    title: Mapped[str] = mapped_column(String(200))
+    body: Mapped[str] = mapped_column(Text)
+    # what makes a reminder unique (the deadline it is for), else ''
+    ref: Mapped[str] = mapped_column(String(40), default="")
+    digest: Mapped[bool] = mapped_column(Boolean, default=False)
+    status: Mapped[str] = mapped_column(String(8))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    due_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str] = mapped_column(Text, default="")
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    lease_owner: Mapped[str] = mapped_column(String(100), default="")
+    lease_until: Mapped[float] = mapped_column(Float, default=0.0)
+
+
 class MailRow(Base):
     """A private message from one player to another (issue 17, door/services/mail.py):
     kept until its recipient deletes it; ``read_at`` is empty until they open it. The

@@ -39,6 +39,7 @@ from sqlalchemy import (
     insert,
     or_,
     select,
+    text,
     true,
     update,
 )
@@ -58,6 +59,8 @@ from door.store.models import (
     GameTalkRow,
     MailRow,
     MuteRow,
+    NoticePrefsRow,
+    OutboxRow,
     PresenceRow,
     RatingChangeRow,
     RatingRow,
@@ -77,11 +80,14 @@ from door.store.records import (
     GameRecord,
     KeyRecord,
     MailRecord,
+    NoticePrefsRecord,
+    OutboxRecord,
     OverdueGame,
     PresenceRecord,
     RankedRating,
     RatingChangeRecord,
     RatingRecord,
+    ReminderDue,
     ReportRecord,
     SeatActivity,
     SeatRecord,
@@ -264,6 +270,15 @@ class Queries:
         self._mail()
         self._talk()
         self.archive = ArchiveQueries(self.games, self.seats)
+        outbox, prefs = _table(OutboxRow), _table(NoticePrefsRow)
+        self.outbox_pg = OutboxQueries(
+            outbox, prefs, self.games, self.seats,
+            cast(extract("epoch", func.clock_timestamp()), Float), postgresql.insert,
+        )  # fmt: skip
+        self.outbox_sqlite = OutboxQueries(
+            outbox, prefs, self.games, self.seats,
+            (func.julianday("now") - 2440587.5) * 86400.0, sqlite.insert,
+        )  # fmt: skip
         self.tournaments = TournamentQueries()
 
     def _users_and_keys(self) -> None:
@@ -1278,3 +1293,172 @@ def _archive_queries(
         _game,
     )
     return count, page
+
+
+# --- the outbox ---------------------------------------------------------------------------
+# Notices outside door (issue 18, door/services/outbox.py): written in the event's own
+# transaction; a sender claims due rows with a lease (``FOR UPDATE SKIP LOCKED`` on
+# PostgreSQL while it takes it, so concurrent senders each get different rows), sends them
+# outside any transaction and marks them sent, retried or failed.
+
+
+def _prefs(v: Sequence[Any]) -> NoticePrefsRecord:
+    return NoticePrefsRecord(
+        v[0], v[1], bool(v[2]), v[3], v[4], v[5], v[6] or "", bool(v[7]), v[8], v[9]
+    )
+
+
+def _outbox(v: Sequence[Any]) -> OutboxRecord:
+    return OutboxRecord(
+        v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], bool(v[9]), v[10], v[11], v[12],
+        int(v[13]), v[14] or "", v[15], v[16] or "", float(v[17] or 0.0),
+    )  # fmt: skip
+
+
+def _reminder(v: Sequence[Any]) -> ReminderDue:
+    return ReminderDue(int(v[0]), int(v[1]), v[2])
+
+
+def _status_count(v: Sequence[Any]) -> tuple[str, int]:
+    return str(v[0]), int(v[1])
+
+
+def _sent_ref(v: Sequence[Any]) -> tuple[int, int, str]:
+    return int(v[0]), int(v[1]), str(v[2])
+
+
+OUTBOX_INSERT = (
+    "user_id", "game_id", "kind", "channel", "address", "title", "body", "ref", "digest",
+    "status", "created_at", "due_at", "attempts", "last_error", "lease_owner", "lease_until",
+)  # fmt: skip
+PREFS_COLUMNS = (
+    "user_id", "email", "email_confirmed", "code_hash", "code_expires_at", "push_url",
+    "kinds", "digest", "unsubscribe_token", "updated_at",
+)  # fmt: skip
+
+
+class OutboxQueries:
+    """The outbox's and notice preferences' statements for one backend (its clock, for
+    the leases, and its ``INSERT … ON CONFLICT``)."""
+
+    def __init__(
+        self,
+        outbox: Table,
+        prefs: Table,
+        games: Table,
+        seats: Table,
+        now: ColumnElement[float],
+        upsert: Callable[[Table], postgresql.Insert | sqlite.Insert],
+    ) -> None:
+        p = bindparam
+        o, c = outbox, outbox.c
+        self.prefs_of = Query(
+            "notice_prefs_of",
+            select(prefs).where(prefs.c.user_id.in_(p("ids", expanding=True))),
+            _prefs,
+        )
+        self.prefs_by_token = Query(
+            "notice_prefs_by_token",
+            select(prefs).where(prefs.c.unsubscribe_token == p("token")),
+            _prefs,
+        )
+        writing = upsert(prefs).values({prefs.c[n]: p(n) for n in PREFS_COLUMNS})
+        self.save_prefs = _write(
+            "save_notice_prefs",
+            writing.on_conflict_do_update(
+                index_elements=[prefs.c.user_id],
+                set_={n: writing.excluded[n] for n in PREFS_COLUMNS if n != "user_id"},
+            ),
+        )
+        enqueue = upsert(o).values({c[n]: p(n) for n in OUTBOX_INSERT})
+        # a second pending notice of the same (user, game, kind, channel) is the first one
+        self.enqueue = Query(
+            "enqueue_notice",
+            enqueue.on_conflict_do_nothing(
+                index_elements=[c.user_id, c.game_id, c.kind, c.channel],
+                index_where=text("status = 'pending'"),  # literal: PostgreSQL infers no bound one
+            ).returning(c.id),
+            _one_int,
+        )
+        due = (
+            select(c.id)
+            .where(and_(c.status == "pending", c.due_at <= p("now"), c.lease_until < now))
+            .order_by(c.due_at, c.id)
+            .limit(p("limit"))
+            .with_for_update(skip_locked=True)
+        )
+        self.claim = Query(
+            "claim_notices",
+            update(o)
+            .where(c.id.in_(due.scalar_subquery()))
+            .values(lease_owner=p("owner"), lease_until=now + p("ttl", type_=Float))
+            .returning(*o.c),
+            _outbox,
+        )
+        mine = and_(c.id == p("w_id"), c.lease_owner == p("w_owner"), c.status == "pending")
+        self.sent = _write(
+            "notice_sent",
+            update(o).where(mine).values(
+                status="sent", sent_at=p("sent_at"), lease_owner="", lease_until=0.0,
+                attempts=c.attempts + 1,
+            ),
+        )  # fmt: skip
+        self.retry = _write(
+            "notice_retry",
+            update(o).where(mine).values(
+                due_at=p("due_at"), last_error=p("error"), lease_owner="", lease_until=0.0,
+                attempts=c.attempts + 1,
+            ),
+        )  # fmt: skip
+        self.failed = _write(
+            "notice_failed",
+            update(o).where(mine).values(
+                status="failed", last_error=p("error"), lease_owner="", lease_until=0.0,
+                attempts=c.attempts + 1,
+            ),
+        )  # fmt: skip
+        self.drop_pending = _write(
+            "drop_pending_notices",
+            update(o)
+            .where(and_(c.user_id == p("user_id"), c.status == "pending"))
+            .values(status="failed", last_error=p("error")),
+        )
+        self.by_id = Query(
+            "notice_by_id", select(o).where(c.id.in_(p("ids", expanding=True))), _outbox
+        )
+        self.counts = Query(
+            "outbox_counts", select(c.status, func.count()).group_by(c.status), _status_count
+        )
+        self.recent = Query(
+            "outbox_recent",
+            select(o).where(c.status == p("status")).order_by(c.id.desc()).limit(p("limit")),
+            _outbox,
+        )
+        self.all_of_user = Query(
+            "outbox_of_user", select(o).where(c.user_id == p("user_id")).order_by(c.id), _outbox
+        )
+        # the games whose deadline falls within the window, and the user whose turn it is
+        g, s = games, seats
+        self.reminders_due = Query(
+            "reminders_due",
+            select(g.c.id, s.c.user_id, g.c.deadline)
+            .select_from(g.join(s, and_(s.c.game_id == g.c.id, s.c.seat == g.c.to_act)))
+            .where(
+                and_(
+                    g.c.status == "active",
+                    g.c.deadline > p("now"),
+                    g.c.deadline <= p("until"),
+                    s.c.user_id.is_not(None),
+                    s.c.kind == "user",
+                )
+            )
+            .order_by(g.c.deadline, g.c.id),
+            _reminder,
+        )
+        self.refs_written = Query(
+            "reminder_refs_written",
+            select(c.game_id, c.user_id, c.ref).where(
+                and_(c.kind == p("kind"), c.game_id.in_(p("ids", expanding=True)))
+            ),
+            _sent_ref,
+        )

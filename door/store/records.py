@@ -260,6 +260,71 @@ class FinishedGame:
 
 
 @dataclass(frozen=True, slots=True)
+class NoticePrefsRecord:
+    """A ``notice_prefs`` row: how a player wants to hear of their games outside door."""
+
+    user_id: int
+    email: str | None
+    email_confirmed: bool
+    code_hash: str | None
+    code_expires_at: datetime | None
+    push_url: str | None
+    kinds: str
+    digest: bool
+    unsubscribe_token: str
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxRecord:
+    """An ``outbox`` row: one notice to send (or sent, or given up) over one channel."""
+
+    id: int
+    user_id: int
+    game_id: int
+    kind: str
+    channel: str
+    address: str
+    title: str
+    body: str
+    ref: str
+    digest: bool
+    status: str
+    created_at: datetime
+    due_at: datetime
+    attempts: int
+    last_error: str
+    sent_at: datetime | None
+    lease_owner: str
+    lease_until: float
+
+
+@dataclass(frozen=True, slots=True)
+class NewOutbox:
+    """A notice to write to the outbox (what ``Repository.enqueue_notice`` takes)."""
+
+    user_id: int
+    game_id: int
+    kind: str
+    channel: str
+    address: str
+    title: str
+    body: str
+    due_at: datetime
+    ref: str = ""
+    digest: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ReminderDue:
+    """An active game whose deadline is near, with the user to act."""
+
+    game_id: int
+    user_id: int
+    deadline: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class MailRecord:
     """A ``mail`` row, with its sender's name ("" for an account that is gone)."""
 

@@ -23,6 +23,7 @@ from door.store.queries import (
     GAME_COLUMNS,
     LeaseQueries,
     ListWhich,
+    OutboxQueries,
     Queries,
     game_and_seat,
     seat_record,
@@ -37,12 +38,16 @@ from door.store.records import (
     KeyRecord,
     MailRecord,
     NewEvent,
+    NewOutbox,
+    NoticePrefsRecord,
+    OutboxRecord,
     OverdueGame,
     PlayerClock,
     PresenceRecord,
     RankedRating,
     RatingChangeRecord,
     RatingRecord,
+    ReminderDue,
     ReportRecord,
     SeatActivity,
     SeatRecord,
@@ -847,6 +852,105 @@ class Repository:
             params["kind"] = kind
         total = self._run.rows(count, params)[0]
         return self._run.rows(page, {**params, "offset": offset, "limit": limit}), total
+
+
+    # --- the outbox (issue 18; door/services/outbox.py, door/services/sender.py) ----------
+
+    def _outbox(self) -> OutboxQueries:
+        if isinstance(self._run, PgRunner):
+            return self._q.outbox_pg
+        return self._q.outbox_sqlite
+
+    def notice_prefs(self, user_ids: Sequence[int]) -> dict[int, NoticePrefsRecord]:
+        """The notice preferences of those of ``user_ids`` who have any."""
+        if not user_ids:
+            return {}
+        found = self._run.rows(self._outbox().prefs_of, {"ids": list(user_ids)})
+        return {r.user_id: r for r in found}
+
+    def notice_prefs_by_token(self, token: str) -> NoticePrefsRecord | None:
+        return _first(self._run.rows(self._outbox().prefs_by_token, {"token": token}))
+
+    def save_notice_prefs(self, prefs: NoticePrefsRecord) -> None:
+        """Write ``prefs`` (a new row or over the user's old one)."""
+        self._run.execute(
+            self._outbox().save_prefs,
+            {
+                "user_id": prefs.user_id, "email": prefs.email,
+                "email_confirmed": prefs.email_confirmed, "code_hash": prefs.code_hash,
+                "code_expires_at": prefs.code_expires_at, "push_url": prefs.push_url,
+                "kinds": prefs.kinds, "digest": prefs.digest,
+                "unsubscribe_token": prefs.unsubscribe_token, "updated_at": prefs.updated_at,
+            },
+        )  # fmt: skip
+
+    def enqueue_notice(self, notice: NewOutbox, now: datetime) -> int | None:
+        """Write ``notice`` as pending; its id, or None when one of the same (user, game,
+        kind, channel) is pending already (that one stands for both)."""
+        found = self._run.rows(
+            self._outbox().enqueue,
+            {
+                "user_id": notice.user_id, "game_id": notice.game_id, "kind": notice.kind,
+                "channel": notice.channel, "address": notice.address, "title": notice.title,
+                "body": notice.body, "ref": notice.ref, "digest": notice.digest,
+                "status": "pending", "created_at": now, "due_at": notice.due_at,
+                "attempts": 0, "last_error": "", "lease_owner": "", "lease_until": 0.0,
+            },
+        )  # fmt: skip
+        return _first(found)
+
+    def claim_notices(
+        self, now: datetime, owner: str, ttl_s: float, limit: int
+    ) -> list[OutboxRecord]:
+        """Up to ``limit`` pending notices due by ``now`` that nobody holds, leased to
+        ``owner`` for ``ttl_s`` seconds of the database's clock (PostgreSQL: chosen with
+        ``FOR UPDATE SKIP LOCKED``, so concurrent senders get different ones)."""
+        params = {"now": now, "owner": owner, "ttl": ttl_s, "limit": limit}
+        return self._run.rows(self._outbox().claim, params)
+
+    def notice_sent(self, notice_id: int, owner: str, at: datetime) -> bool:
+        """Mark ``owner``'s leased notice sent; False if the lease was lost."""
+        params = {"w_id": notice_id, "w_owner": owner, "sent_at": at}
+        return self._run.execute(self._outbox().sent, params) == 1
+
+    def notice_retry(self, notice_id: int, owner: str, due_at: datetime, error: str) -> bool:
+        """Put ``owner``'s leased notice back, to be tried again at ``due_at``."""
+        params = {"w_id": notice_id, "w_owner": owner, "due_at": due_at, "error": error[:2000]}
+        return self._run.execute(self._outbox().retry, params) == 1
+
+    def notice_failed(self, notice_id: int, owner: str, error: str) -> bool:
+        """Give ``owner``'s leased notice up, with why."""
+        params = {"w_id": notice_id, "w_owner": owner, "error": error[:2000]}
+        return self._run.execute(self._outbox().failed, params) == 1
+
+    def drop_pending_notices(self, user_id: int, why: str) -> None:
+        """Give every pending notice of ``user_id`` up (they unsubscribed)."""
+        self._run.execute(self._outbox().drop_pending, {"user_id": user_id, "error": why})
+
+    def notices(self, ids: Sequence[int]) -> list[OutboxRecord]:
+        return self._run.rows(self._outbox().by_id, {"ids": list(ids)}) if ids else []
+
+    def outbox_counts(self) -> dict[str, int]:
+        """How many notices are pending, sent, failed."""
+        return dict(self._run.rows(self._outbox().counts, {}))
+
+    def outbox_recent(self, status: str, limit: int) -> list[OutboxRecord]:
+        return self._run.rows(self._outbox().recent, {"status": status, "limit": limit})
+
+    def outbox_of_user(self, user_id: int) -> list[OutboxRecord]:
+        return self._run.rows(self._outbox().all_of_user, {"user_id": user_id})
+
+    def reminders_due(self, now: datetime, until: datetime) -> list[ReminderDue]:
+        """Active games whose deadline is after ``now`` and by ``until``, with the
+        (human) user to act."""
+        return self._run.rows(self._outbox().reminders_due, {"now": now, "until": until})
+
+    def reminder_refs(self, kind: str, game_ids: Sequence[int]) -> set[tuple[int, int, str]]:
+        """(game, user, ref) of every notice of ``kind`` ever written for ``game_ids``."""
+        if not game_ids:
+            return set()
+        params = {"kind": kind, "ids": list(game_ids)}
+        return set(self._run.rows(self._outbox().refs_written, params))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """tournaments, their entries and their rounds' games
 
 Revision ID: 0012
-Revises: 0010
+Revises: 0011
 Create Date: 2026-12-02
 
 Issue 19: tournaments and ladders that run themselves. ``tournament_games`` links each
@@ -18,7 +18,7 @@ from alembic import op
 
 
 revision: str = "0012"
-down_revision: str | None = "0010"
+down_revision: str | None = "0011"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

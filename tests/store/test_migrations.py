@@ -21,6 +21,7 @@ TABLES = {
     "claims",
     "vacations",
     "mail", "presence", "audit_log", "reports", "mutes",  # 0009 (issue 17)
+    "notice_prefs", "outbox",  # 0011 (issue 18)
     "tournaments", "tournament_entries", "tournament_games",
     "blocks", "game_chat", "game_talk",  # 0008: issue 17, talk
 }

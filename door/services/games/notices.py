@@ -18,6 +18,7 @@ from typing import Any
 from door.services.games.core import AfterCommit, Change
 from door.services.games.model import GameInfo, GameSnapshot
 from door.services.notify import Hub, Notice
+from door.services.outbox import Outbox
 from door.services.ratings import match_length
 from door.store.repository import Repository
 
@@ -47,6 +48,15 @@ def creator_name(info: GameInfo) -> str:
     return "someone"
 
 
+OUTSIDE_KINDS = {"your_turn": "your_turn", "finished": "finished", "invited": "invitation"}
+"""Which of a change's notices also go outside door, and as which kind (outbox.KINDS)."""
+OUTSIDE_ADVICE = {
+    "your_turn": "Call in to door and open the game from G)ames to make your move.",
+    "finished": "Call in to door to see the final position under G)ames.",
+    "invitation": "Call in to door and accept or decline it under G)ames.",
+}
+
+
 class GameNotices:
     """Publishes the notices of committed changes and pokes the after-commit hook.
 
@@ -57,6 +67,9 @@ class GameNotices:
 
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
+        self.outbox: Outbox | None = None
+        """Where notices outside door are written, in the change's transaction (None:
+        no e-mail nor push configured)."""
         self.on_after_commit: AfterCommit | None = None
         self.on_finished: list[Callable[[GameSnapshot], None]] = []
         """Called after the commit that finished a game, or the sysop abandoned it (the
@@ -124,6 +137,31 @@ class GameNotices:
         told = self.hub.announcement(notices) if notices else None
         if told is not None:
             repo.announce(*told)
+        if self.outbox is not None:
+            self.to_outbox(repo, self.outbox, snapshot, notices, change.actor)
+
+    def to_outbox(
+        self,
+        repo: Repository,
+        outbox: Outbox,
+        snapshot: GameSnapshot,
+        notices: list[Notice],
+        actor: int | None,
+    ) -> None:
+        """Write the turn, end and invitation notices outside door (for the players who
+        asked for them) in the change's transaction; nobody is told outside door of
+        what they did themselves (a move that leaves them to act again)."""
+        info = snapshot.info
+        for notice in notices:
+            kind = OUTSIDE_KINDS.get(notice.kind)
+            if kind is None:
+                continue
+            subject = f"door: {notice.text}"[:200]
+            body = f"{notice.text}.\n\n{OUTSIDE_ADVICE[kind]}"
+            for user_id in notice.user_ids:
+                if user_id == actor:
+                    continue
+                outbox.enqueue(repo, user_id, info.id, kind, subject, body)
 
     def deliver(self, snapshot: GameSnapshot, change: Change) -> None:
         """Hand ``change``'s notices to this process's subscribers, once it committed.

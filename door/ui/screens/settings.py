@@ -17,7 +17,16 @@ from door.services import timecontrol
 from door.services.accounts import STEP_DELAYS, KeyInfo
 from door.services.vacations import VacationStatus
 from door.ui.canvas import CYAN, WHITE, YELLOW, Canvas, Style, clip_text
-from door.ui.screen import HEADING_STYLE, Context, Pop, Screen, Transition, clean, draw_chrome
+from door.ui.screen import (
+    HEADING_STYLE,
+    Context,
+    Pop,
+    Push,
+    Screen,
+    Transition,
+    clean,
+    draw_chrome,
+)
 from door.ui.terminal import InputEvent, Key, Text
 from door.ui.widgets import LineEditor, Menu, MenuItem
 
@@ -130,6 +139,7 @@ class SettingsScreen(Screen):
             MenuItem("K", "SSH keys: log in without a password", SettingsScreen.ssh_keys),
             MenuItem("Z", f"Time zone: {self._zone_label(ctx)}", SettingsScreen.zone),
             MenuItem("V", f"Vacation: {self._vacation_label(ctx)}", SettingsScreen.vacation_item),
+            MenuItem("N", "Notices: your turn and more by e-mail or push", SettingsScreen.notices),
             MenuItem("Q", "Back to the main menu", SettingsScreen.back),
         ]
 
@@ -185,6 +195,11 @@ class SettingsScreen(Screen):
     # --- what the items do (``action(self, ctx)``; a signed-in user) ---------------------
     async def back(self, ctx: Context) -> Transition | None:
         return Pop()
+
+    async def notices(self, ctx: Context) -> Transition | None:
+        from door.ui.screens.notices import NoticesScreen
+
+        return Push(NoticesScreen())
 
     async def next_charset(self, ctx: Context) -> None:
         assert ctx.user is not None
@@ -398,16 +413,16 @@ class SettingsScreen(Screen):
         canvas.put(2, 2, "Settings", HEADING_STYLE)
         self.menu.render(canvas, 2, 4, min(min(canvas.width, ctx.caps.width) - 4, 74))
         y = 5 + len(self.menu.items)
-        canvas.put(2, y, "Box lines ┌─┐ and shades ░▒▓ should look like lines and shading;",
-                   NOTE_STYLE)  # fmt: skip
-        canvas.put(2, y + 1, "if they show as other letters, change the character set.",
-                   NOTE_STYLE)  # fmt: skip
+        if self.phase != "password":  # the password's lines take the notes' place
+            canvas.put(2, y, "Box lines ┌─┐ and shades ░▒▓ should look like lines and shading;",
+                       NOTE_STYLE)  # fmt: skip
+            canvas.put(2, y + 1, "if they show as other letters, change the character set.",
+                       NOTE_STYLE)  # fmt: skip
         if self.phase in ("zone", "vacation"):
             ask = "Time zone: " if self.phase == "zone" else "Vacation days: "
             canvas.put(2, y + 3, ask, HEADING_STYLE)
             self.line.render(canvas, 2 + len(ask), y + 3, 40)
         if self.phase == "password":
-            y += 3
             canvas.put(2, y, "Change your password", HEADING_STYLE)
             for i, (prompt, f) in enumerate(zip(PASSWORD_PROMPTS, self.fields, strict=True)):
                 canvas.put(4, y + 1 + i, prompt, HEADING_STYLE)
