@@ -2,14 +2,14 @@
 
 A message is committed before its sender is told "sent" (``Mail.send`` returns after
 the transaction), so nothing acknowledged is lost to a kill -9. Its subject and body are
-cleaned first (:func:`clean_text`): no control character, escape sequence, DEL or bidi
-override is stored, so none can reach the reader's terminal. Messages stay until their
-recipient deletes them; the unread ones are counted on the main menu.
+cleaned first (:func:`~door.services.safety.clean_message`): no control character,
+escape sequence, DEL or bidi override is stored, so none can reach the reader's
+terminal. Messages stay until their recipient deletes them; the unread ones are counted
+on the main menu.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,6 +17,7 @@ from datetime import datetime
 from door.services.accounts import name_key
 from door.services.clock import Clock
 from door.services.notify import Hub, Notice
+from door.services.safety import clean_message
 from door.store.db import Database
 from door.store.records import MailRecord
 from door.store.repository import Repository
@@ -29,31 +30,6 @@ LINE_MAX = 70
 """Characters in each line of a body (a line fits an 80-column screen with its margin)."""
 INBOX_MAX = 200
 """Messages an inbox shows (the newest)."""
-
-_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
-
-
-def clean_text(text: str, limit: int, *, multiline: bool = False) -> str:
-    """``text`` without control characters (C0, C1, DEL), format characters (bidi
-    overrides and isolates, zero-width joiners) or unpaired surrogates, cut to ``limit``
-    characters; with ``multiline`` newlines stay (CR LF and CR become LF), else each
-    becomes a space. An escape sequence loses its ESC (or CSI/OSC byte) and is left as
-    harmless printable text."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    out: list[str] = []
-    for ch in text:
-        if ch == "\n":
-            out.append("\n" if multiline else " ")
-            continue
-        if ch == "\t":
-            out.append(" ")
-            continue
-        cat = unicodedata.category(ch)
-        if cat in ("Cc", "Cf", "Cs", "Co", "Cn") or ch in _BIDI:
-            continue
-        out.append(ch)
-    return "".join(out)[:limit].strip() if not multiline else "".join(out)[:limit]
-
 
 class MailError(Exception):
     """A message that cannot be sent, with the reason to show its sender."""
@@ -80,7 +56,8 @@ def _message(r: MailRecord) -> Message:
 def clean_body(body: str) -> str:
     """The body as stored: at most :data:`BODY_LINES` lines of :data:`LINE_MAX`
     characters, trailing blank lines dropped."""
-    lines = [clean_text(line, LINE_MAX) for line in body.split("\n")[: BODY_LINES * 4]]
+    head = body.split("\n")[: BODY_LINES * 4]
+    lines = [clean_message(line, LINE_MAX).strip() for line in head]
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines[:BODY_LINES])
@@ -112,8 +89,8 @@ class Mail:
         """Store a message from ``sender_id`` to the player named ``to``; returns its id
         once it is committed. :class:`MailError` for no such player, no text, or a
         refusal from :attr:`may_send`."""
-        subject = clean_text(subject, SUBJECT_MAX)
-        body = clean_body(clean_text(body, BODY_LINES * (LINE_MAX + 1), multiline=True))
+        subject = clean_message(subject, SUBJECT_MAX).strip()
+        body = clean_body(clean_message(body, BODY_LINES * (LINE_MAX + 1), multiline=True))
         if not subject and not body:
             raise MailError("Write a subject or a few words first.")
         if self.may_send is not None:
@@ -138,11 +115,11 @@ class Mail:
         found = await self.db.transact(lambda repo: (write(repo), repo.user_by_key(key)))
         mail_id, recipient = found
         if mail_id is None or recipient is None:
-            raise MailError(f"There is no player called {clean_text(to, 20)!r}.")
+            raise MailError(f"There is no player called {clean_message(to, 20).strip()!r}.")
         if mail_id and self.hub is not None:
             # committed: tell the recipient's live sessions (any process)
             sender = await self.db.run_read(lambda repo: repo.user(sender_id))
-            name = clean_text(sender.name if sender else "someone", 20)
+            name = clean_message(sender.name if sender else "someone", 20).strip()
             line = f"New mail from {name}: {subject or '(no subject)'}"[:120]
             self.hub.publish(Notice(-mail_id, "mail", (recipient.id,), line, mail_id))
         return mail_id

@@ -34,8 +34,8 @@ from datetime import datetime, timedelta
 
 from door.services.claims import process_owner
 from door.services.clock import Clock
-from door.services.mail import clean_text
 from door.services.notify import Hub, Notice
+from door.services.safety import clean_message
 from door.store.db import Database, DatabaseFailure
 from door.store.records import PresenceRecord
 from door.store.repository import Repository
@@ -207,7 +207,7 @@ class Presence:
     async def page(self, sender_id: int, sender_name: str, recipient_id: int, text: str) -> str:
         """Send a page; returns the text as sent. :class:`PageError` for an empty one
         or a refusal. The recipient may be on another process (the hub carries it)."""
-        text = clean_text(text, PAGE_MAX)
+        text = clean_message(text, PAGE_MAX).strip()
         if not text:
             raise PageError("Type a few words to page with.")
         if recipient_id == sender_id:
@@ -222,7 +222,7 @@ class Presence:
                 raise PageError(f"You are muted until {muted:%Y-%m-%d %H:%M} UTC.")
         if self.blocked is not None and self.blocked(recipient_id, sender_id):
             return text  # not delivered; the sender is not told
-        line = f"Page from {clean_text(sender_name, 20)}: {text}"
+        line = f"Page from {clean_message(sender_name, 20).strip()}: {text}"
         # seq: random, so that the sessions' seen-sets never take two pages for one
         # game_id: minus the sender (no game's subscribers have it; the reply key reads it)
         seq = secrets.randbelow(2**31)
