@@ -10,14 +10,13 @@ on the main menu.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 from door.services.accounts import name_key
 from door.services.clock import Clock
 from door.services.notify import Hub, Notice
-from door.services.safety import clean_message
+from door.services.safety import SLOW_DOWN, RateLimit, clean_message, refusal_for_muted
 from door.store.db import Database
 from door.store.records import MailRecord
 from door.store.repository import Repository
@@ -72,43 +71,38 @@ class Mail:
         clock: Clock,
         *,
         hub: Hub | None = None,
-        may_send: Callable[[int], str | None] | None = None,
+        per_minute: int = 6,
+        burst: int = 3,
     ) -> None:
         self.db = db
         self.clock = clock
         self.hub = hub
         """Where "new mail" notices go (None: nobody is told live)."""
-        self.may_send = may_send
-        """Asked with the sender's id before anything is stored: a refusal to show them
-        ("slow down"), or None (the rate limit goes here; mutes are checked in the
-        sending transaction)."""
-        self.blocked: Callable[[int, int], bool] | None = None
-        """(recipient, sender) → True when the recipient blocks the sender."""
+        self.limit = RateLimit(clock, per_minute, burst)
+        """Each sender's messages (fewer than chat's: a mail is longer and stays)."""
 
     async def send(self, sender_id: int, to: str, subject: str, body: str) -> int:
         """Store a message from ``sender_id`` to the player named ``to``; returns its id
-        once it is committed. :class:`MailError` for no such player, no text, or a
-        refusal from :attr:`may_send`."""
+        once it is committed. :class:`MailError` for no such player, no text, a flood
+        ("Slow down: …") or a mute. A recipient who blocks the sender gets nothing, and
+        the sender is told it was sent (0 for its id)."""
         subject = clean_message(subject, SUBJECT_MAX).strip()
         body = clean_body(clean_message(body, BODY_LINES * (LINE_MAX + 1), multiline=True))
         if not subject and not body:
             raise MailError("Write a subject or a few words first.")
-        if self.may_send is not None:
-            refusal = self.may_send(sender_id)
-            if refusal:
-                raise MailError(refusal)
+        if not self.limit.allow(sender_id):
+            raise MailError(SLOW_DOWN)
         key = name_key(to.strip())
         now = self.clock.now()
-        blocked = self.blocked
 
         def write(repo: Repository) -> int | None:
-            muted = repo.mute_until(sender_id)
-            if muted is not None and muted > now:
-                raise MailError(f"You are muted until {muted:%Y-%m-%d %H:%M} UTC.")
+            refusal = refusal_for_muted(repo, sender_id, now)
+            if refusal:
+                raise MailError(refusal)
             user = repo.user_by_key(key) if key else None
             if user is None or user.is_bot or user.is_pending:
                 return None
-            if blocked is not None and blocked(user.id, sender_id):
+            if repo.is_blocked(user.id, sender_id):
                 return 0  # not delivered, and the sender is told it was sent
             return repo.insert_mail(sender_id, user.id, subject or "(no subject)", body, now)
 
