@@ -17,7 +17,16 @@ from door.services import timecontrol
 from door.services.accounts import STEP_DELAYS, KeyInfo
 from door.services.vacations import VacationStatus
 from door.ui.canvas import CYAN, WHITE, YELLOW, Canvas, Style, clip_text
-from door.ui.screen import HEADING_STYLE, Context, Pop, Screen, Transition, clean, draw_chrome
+from door.ui.screen import (
+    HEADING_STYLE,
+    Context,
+    Pop,
+    Push,
+    Screen,
+    Transition,
+    clean,
+    draw_chrome,
+)
 from door.ui.terminal import InputEvent, Key, Text
 from door.ui.widgets import LineEditor, Menu, MenuItem
 
@@ -130,6 +139,7 @@ class SettingsScreen(Screen):
             MenuItem("K", "SSH keys: log in without a password", SettingsScreen.ssh_keys),
             MenuItem("Z", f"Time zone: {self._zone_label(ctx)}", SettingsScreen.zone),
             MenuItem("V", f"Vacation: {self._vacation_label(ctx)}", SettingsScreen.vacation_item),
+            MenuItem("B", "Blocked players: who never reaches you", SettingsScreen.blocks),
             MenuItem("Q", "Back to the main menu", SettingsScreen.back),
         ]
 
@@ -274,6 +284,11 @@ class SettingsScreen(Screen):
         self.field = 0
         for f in self.fields:
             f.clear()
+
+    async def blocks(self, ctx: Context) -> Transition:
+        from door.ui.screens.blocks import BlocksScreen
+
+        return Push(BlocksScreen())
 
     async def ssh_keys(self, ctx: Context) -> None:
         await self._load_keys(ctx)
