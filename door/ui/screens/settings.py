@@ -413,16 +413,17 @@ class SettingsScreen(Screen):
         canvas.put(2, 2, "Settings", HEADING_STYLE)
         self.menu.render(canvas, 2, 4, min(min(canvas.width, ctx.caps.width) - 4, 74))
         y = 5 + len(self.menu.items)
-        canvas.put(2, y, "Box lines ┌─┐ and shades ░▒▓ should look like lines and shading;",
-                   NOTE_STYLE)  # fmt: skip
-        canvas.put(2, y + 1, "if they show as other letters, change the character set.",
-                   NOTE_STYLE)  # fmt: skip
+        if self.phase != "password":  # the password's four lines go here instead
+            canvas.put(2, y, "Box lines ┌─┐ and shades ░▒▓ should look like lines and shading;",
+                       NOTE_STYLE)  # fmt: skip
+            canvas.put(2, y + 1, "if they show as other letters, change the character set.",
+                       NOTE_STYLE)  # fmt: skip
         if self.phase in ("zone", "vacation"):
             ask = "Time zone: " if self.phase == "zone" else "Vacation days: "
             canvas.put(2, y + 3, ask, HEADING_STYLE)
             self.line.render(canvas, 2 + len(ask), y + 3, 40)
         if self.phase == "password":
-            y += 3
+            # right under the menu: with three lines below it, the status line stays clear
             canvas.put(2, y, "Change your password", HEADING_STYLE)
             for i, (prompt, f) in enumerate(zip(PASSWORD_PROMPTS, self.fields, strict=True)):
                 canvas.put(4, y + 1 + i, prompt, HEADING_STYLE)
