@@ -12,11 +12,10 @@ What a viewer blocks is dropped on the viewer's side (:meth:`Chat.visible`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
 from door.services.clock import Clock
 from door.services.notify import Hub, Notice
-from door.services.safety import SLOW_DOWN, RateLimit, clean_message
+from door.services.safety import SLOW_DOWN, RateLimit, clean_message, refusal_for_muted
 from door.store.db import Database
 from door.store.records import ChatRecord, is_stored_id
 from door.store.repository import Repository
@@ -65,12 +64,6 @@ def line_from_notice(notice: Notice) -> ChatLine | None:
         return None
     return ChatLine(notice.seq, notice.game_id, user_id, clean_message(name, 40), channel,
                     clean_message(text, CHAT_MAX))  # fmt: skip
-
-
-def refusal_for_muted(repo: Repository, user_id: int, now: datetime) -> str | None:
-    """The one place a muted user's line is refused (a sentence for them), else None.
-    comm-b adds the mute check here (its ``repo.mute_until``)."""
-    return None
 
 
 def visible(line: ChatLine, *, is_player: bool, kibitz_open: bool,

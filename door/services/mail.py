@@ -2,15 +2,14 @@
 
 A message is committed before its sender is told "sent" (``Mail.send`` returns after
 the transaction), so nothing acknowledged is lost to a kill -9. Its subject and body are
-cleaned first (:func:`clean_text`): no control character, escape sequence, DEL or bidi
-override is stored, so none can reach the reader's terminal. Messages stay until their
-recipient deletes them; the unread ones are counted on the main menu.
+cleaned first (:func:`~door.services.safety.clean_message`): no control character,
+escape sequence, DEL or bidi override is stored, so none can reach the reader's
+terminal. Messages stay until their recipient deletes them; the unread ones are counted
+on the main menu.
 """
 
 from __future__ import annotations
 
-import unicodedata
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -18,6 +17,7 @@ from door.services.accounts import name_key
 from door.services.clock import Clock
 from door.services.notify import Hub, Notice
 from door.services.outbox import Outbox
+from door.services.safety import SLOW_DOWN, RateLimit, clean_message, refusal_for_muted
 from door.store.db import Database
 from door.store.records import MailRecord
 from door.store.repository import Repository
@@ -30,31 +30,6 @@ LINE_MAX = 70
 """Characters in each line of a body (a line fits an 80-column screen with its margin)."""
 INBOX_MAX = 200
 """Messages an inbox shows (the newest)."""
-
-_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
-
-
-def clean_text(text: str, limit: int, *, multiline: bool = False) -> str:
-    """``text`` without control characters (C0, C1, DEL), format characters (bidi
-    overrides and isolates, zero-width joiners) or unpaired surrogates, cut to ``limit``
-    characters; with ``multiline`` newlines stay (CR LF and CR become LF), else each
-    becomes a space. An escape sequence loses its ESC (or CSI/OSC byte) and is left as
-    harmless printable text."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    out: list[str] = []
-    for ch in text:
-        if ch == "\n":
-            out.append("\n" if multiline else " ")
-            continue
-        if ch == "\t":
-            out.append(" ")
-            continue
-        cat = unicodedata.category(ch)
-        if cat in ("Cc", "Cf", "Cs", "Co", "Cn") or ch in _BIDI:
-            continue
-        out.append(ch)
-    return "".join(out)[:limit].strip() if not multiline else "".join(out)[:limit]
-
 
 class MailError(Exception):
     """A message that cannot be sent, with the reason to show its sender."""
@@ -81,7 +56,8 @@ def _message(r: MailRecord) -> Message:
 def clean_body(body: str) -> str:
     """The body as stored: at most :data:`BODY_LINES` lines of :data:`LINE_MAX`
     characters, trailing blank lines dropped."""
-    lines = [clean_text(line, LINE_MAX) for line in body.split("\n")[: BODY_LINES * 4]]
+    head = body.split("\n")[: BODY_LINES * 4]
+    lines = [clean_message(line, LINE_MAX).strip() for line in head]
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines[:BODY_LINES])
@@ -96,46 +72,41 @@ class Mail:
         clock: Clock,
         *,
         hub: Hub | None = None,
-        may_send: Callable[[int], str | None] | None = None,
+        per_minute: int = 6,
+        burst: int = 3,
     ) -> None:
         self.db = db
         self.clock = clock
         self.hub = hub
         """Where "new mail" notices go (None: nobody is told live)."""
-        self.may_send = may_send
-        """Asked with the sender's id before anything is stored: a refusal to show them
-        ("slow down"), or None (the rate limit goes here; mutes are checked in the
-        sending transaction)."""
+        self.limit = RateLimit(clock, per_minute, burst)
+        """Each sender's messages (fewer than chat's: a mail is longer and stays)."""
         self.outbox: Outbox | None = None
         """Where "new message" notices outside door are written (in the sending
         transaction; None: no e-mail nor push configured)."""
-        self.blocked: Callable[[int, int], bool] | None = None
-        """(recipient, sender) → True when the recipient blocks the sender."""
 
     async def send(self, sender_id: int, to: str, subject: str, body: str) -> int:
         """Store a message from ``sender_id`` to the player named ``to``; returns its id
-        once it is committed. :class:`MailError` for no such player, no text, or a
-        refusal from :attr:`may_send`."""
-        subject = clean_text(subject, SUBJECT_MAX)
-        body = clean_body(clean_text(body, BODY_LINES * (LINE_MAX + 1), multiline=True))
+        once it is committed. :class:`MailError` for no such player, no text, a flood
+        ("Slow down: …") or a mute. A recipient who blocks the sender gets nothing, and
+        the sender is told it was sent (0 for its id)."""
+        subject = clean_message(subject, SUBJECT_MAX).strip()
+        body = clean_body(clean_message(body, BODY_LINES * (LINE_MAX + 1), multiline=True))
         if not subject and not body:
             raise MailError("Write a subject or a few words first.")
-        if self.may_send is not None:
-            refusal = self.may_send(sender_id)
-            if refusal:
-                raise MailError(refusal)
+        if not self.limit.allow(sender_id):
+            raise MailError(SLOW_DOWN)
         key = name_key(to.strip())
         now = self.clock.now()
-        blocked = self.blocked
 
         def write(repo: Repository) -> int | None:
-            muted = repo.mute_until(sender_id)
-            if muted is not None and muted > now:
-                raise MailError(f"You are muted until {muted:%Y-%m-%d %H:%M} UTC.")
+            refusal = refusal_for_muted(repo, sender_id, now)
+            if refusal:
+                raise MailError(refusal)
             user = repo.user_by_key(key) if key else None
             if user is None or user.is_bot or user.is_pending:
                 return None
-            if blocked is not None and blocked(user.id, sender_id):
+            if repo.is_blocked(user.id, sender_id):
                 return 0  # not delivered, and the sender is told it was sent
             mail_id = repo.insert_mail(sender_id, user.id, subject or "(no subject)", body, now)
             outbox = self.outbox
@@ -143,7 +114,7 @@ class Mail:
                 # the notice outside door commits with the message, or neither does; one
                 # pending "new message" notice (game 0) stands for all until it is sent
                 sender = repo.user(sender_id)
-                name = clean_text(sender.name if sender else "someone", 20)
+                name = clean_message(sender.name if sender else "someone", 20)
                 line = f"New message from {name}: {subject or '(no subject)'}"
                 outbox.enqueue(
                     repo, user.id, 0, "message", f"door: {line}"[:200],
@@ -154,11 +125,11 @@ class Mail:
         found = await self.db.transact(lambda repo: (write(repo), repo.user_by_key(key)))
         mail_id, recipient = found
         if mail_id is None or recipient is None:
-            raise MailError(f"There is no player called {clean_text(to, 20)!r}.")
+            raise MailError(f"There is no player called {clean_message(to, 20).strip()!r}.")
         if mail_id and self.hub is not None:
             # committed: tell the recipient's live sessions (any process)
             sender = await self.db.run_read(lambda repo: repo.user(sender_id))
-            name = clean_text(sender.name if sender else "someone", 20)
+            name = clean_message(sender.name if sender else "someone", 20).strip()
             line = f"New mail from {name}: {subject or '(no subject)'}"[:120]
             self.hub.publish(Notice(-mail_id, "mail", (recipient.id,), line, mail_id))
         return mail_id

@@ -34,8 +34,8 @@ from datetime import datetime, timedelta
 
 from door.services.claims import process_owner
 from door.services.clock import Clock
-from door.services.mail import clean_text
 from door.services.notify import Hub, Notice
+from door.services.safety import SLOW_DOWN, RateLimit, clean_message, refusal_for_muted
 from door.store.db import Database, DatabaseFailure
 from door.store.records import PresenceRecord
 from door.store.repository import Repository
@@ -78,7 +78,14 @@ class Presence:
     """This process's signed-in sessions, and pages to them."""
 
     def __init__(
-        self, hub: Hub, clock: Clock, db: Database | None = None, *, interval_s: float = 10.0
+        self,
+        hub: Hub,
+        clock: Clock,
+        db: Database | None = None,
+        *,
+        interval_s: float = 10.0,
+        per_minute: int = 12,
+        burst: int = 5,
     ) -> None:
         self.hub = hub
         self.clock = clock
@@ -91,12 +98,8 @@ class Presence:
         self._wake = asyncio.Event()
         self._reported = False
         """Whether the table holds rows of this process (an idle process writes none)."""
-        self.may_send: Callable[[int], str | None] | None = None
-        """Asked with the sender's id before a page goes: a refusal to show them (the
-        rate limit, a mute), or None."""
-        self.blocked: Callable[[int, int], bool] | None = None
-        """(recipient, sender) → True when the recipient blocks the sender: the page is
-        dropped and the sender told it went."""
+        self.limit = RateLimit(clock, per_minute, burst)
+        """Each sender's pages (chat's numbers: a page is one line too)."""
 
     def join(self, user_id: int, name: str, transport: str) -> Online:
         """Register a session that signed in; :meth:`leave` it when it ends."""
@@ -205,24 +208,31 @@ class Presence:
         return any(e.user_id == user_id for e in self._online.values())
 
     async def page(self, sender_id: int, sender_name: str, recipient_id: int, text: str) -> str:
-        """Send a page; returns the text as sent. :class:`PageError` for an empty one
-        or a refusal. The recipient may be on another process (the hub carries it)."""
-        text = clean_text(text, PAGE_MAX)
+        """Send a page; returns the text as sent. :class:`PageError` for an empty one,
+        a flood ("Slow down: …") or a mute; a recipient who blocks the sender gets
+        nothing and the sender is told it went. The recipient may be on another process
+        (the hub carries it)."""
+        text = clean_message(text, PAGE_MAX).strip()
         if not text:
             raise PageError("Type a few words to page with.")
         if recipient_id == sender_id:
             raise PageError("That is you.")
-        if self.may_send is not None:
-            refusal = self.may_send(sender_id)
+        if not self.limit.allow(sender_id):
+            raise PageError(SLOW_DOWN)
+        if self.db is not None:  # (no database: a test's register of sessions only)
+            now = self.clock.now()
+
+            def check(repo: Repository) -> tuple[str | None, bool]:
+                return refusal_for_muted(repo, sender_id, now), repo.is_blocked(
+                    recipient_id, sender_id
+                )
+
+            refusal, blocked = await self.db.run_read(check)
             if refusal:
                 raise PageError(refusal)
-        if self.db is not None:
-            muted = await self.db.run_read(lambda repo: repo.mute_until(sender_id))
-            if muted is not None and muted > self.clock.now():
-                raise PageError(f"You are muted until {muted:%Y-%m-%d %H:%M} UTC.")
-        if self.blocked is not None and self.blocked(recipient_id, sender_id):
-            return text  # not delivered; the sender is not told
-        line = f"Page from {clean_text(sender_name, 20)}: {text}"
+            if blocked:
+                return text  # not delivered; the sender is told it went
+        line = f"Page from {clean_message(sender_name, 20).strip()}: {text}"
         # seq: random, so that the sessions' seen-sets never take two pages for one
         # game_id: minus the sender (no game's subscribers have it; the reply key reads it)
         seq = secrets.randbelow(2**31)

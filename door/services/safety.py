@@ -3,7 +3,7 @@
 :func:`clean_message` is applied to every note, chat line, mail and page before it is
 stored or shown: a hostile sender's bytes must never reach another player's terminal as
 anything but plain printable text. :class:`RateLimit` turns a flood away with
-:data:`SLOW_DOWN`.
+:data:`SLOW_DOWN`. :func:`refusal_for_muted` is the one mute rule of chat, mail and pages.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import unicodedata
 from datetime import datetime
 
 from door.services.clock import Clock
+from door.store.repository import Repository
 
 SLOW_DOWN = "Slow down: you are sending too fast; wait a few seconds and try again."
 """What a sender over their rate limit is told."""
@@ -110,6 +111,15 @@ def clean_message(text: str, limit: int, *, multiline: bool = False) -> str:
         elif not _is_control(ch):
             out.append(ch)
     return "".join(out)[:limit]
+
+
+def refusal_for_muted(repo: Repository, user_id: int, now: datetime) -> str | None:
+    """Inside the sender's transaction: what a user a sysop muted (``mutes``, until a
+    time still ahead of ``now``) is told instead of sending, else None."""
+    until = repo.mute_until(user_id)
+    if until is None or until <= now:
+        return None
+    return f"You are muted until {until:%Y-%m-%d %H:%M} UTC: you cannot send messages until then."
 
 
 class RateLimit:

@@ -26,9 +26,9 @@ from door.services.games.model import (
     LobbyError,
     StaleVersionError,
 )
-from door.services.mail import clean_text
 from door.services.notify import Hub, Notice
 from door.services.presence import Presence
+from door.services.safety import clean_message
 from door.store.db import Database
 from door.store.records import AuditRecord, ReportRecord
 from door.store.repository import Repository
@@ -97,7 +97,7 @@ class Sysop:
     async def _target(self, name: str) -> User:
         user = await self.accounts.by_name(name.strip())
         if user is None:
-            raise SysopError(f"There is no user called {clean_text(name, 20)!r}.")
+            raise SysopError(f"There is no user called {clean_message(name, 20).strip()!r}.")
         return user
 
     # --- users ---------------------------------------------------------------------
@@ -110,7 +110,7 @@ class Sysop:
     async def ban(self, sysop_id: int, name: str, reason: str) -> User:
         """Ban ``name`` (their sessions end at once, everywhere)."""
         sysop = await self._check(sysop_id)
-        reason = clean_text(reason, REASON_MAX)
+        reason = clean_message(reason, REASON_MAX).strip()
         if not reason:
             raise SysopError("A ban needs a reason.")
         target = await self._target(name)
@@ -124,7 +124,7 @@ class Sysop:
         sysop = await self._check(sysop_id)
         target = await self._target(name)
         user = await self._set(self.accounts.set_banned, target.name, False)
-        await self._audit(sysop, "unban", user.name, clean_text(reason, REASON_MAX))
+        await self._audit(sysop, "unban", user.name, clean_message(reason, REASON_MAX).strip())
         return user
 
     async def make_sysop(self, sysop_id: int, name: str, flag: bool = True) -> User:
@@ -157,7 +157,7 @@ class Sysop:
             raise SysopError("Mute for 1 hour to a year (hours, e.g. 24).")
         target = await self._target(name)
         until = self.clock.now() + timedelta(hours=hours)
-        reason = clean_text(reason, REASON_MAX)
+        reason = clean_message(reason, REASON_MAX).strip()
         await self.db.transact(lambda repo: repo.set_mute(target.id, until, reason))
         await self._audit(sysop, "mute", target.name, f"{hours:g}h: {reason}")
         return until
@@ -198,7 +198,7 @@ class Sysop:
         rating moves). ``expected_version``: the version the sysop saw (GameMovedError if
         a move came first)."""
         sysop = await self._check(sysop_id)
-        reason = clean_text(reason, REASON_MAX)
+        reason = clean_message(reason, REASON_MAX).strip()
         if not reason:
             raise SysopError("Abandoning a game needs a reason.")
         try:
@@ -216,14 +216,14 @@ class Sysop:
     async def broadcast(self, sysop_id: int, text: str) -> int:
         """A line to everyone online on every process; how many sessions were online."""
         sysop = await self._check(sysop_id)
-        text = clean_text(text, BROADCAST_MAX)
+        text = clean_message(text, BROADCAST_MAX).strip()
         if not text:
             raise SysopError("Type the line to broadcast.")
         online = await self.presence.who_everywhere()
         users = tuple(dict.fromkeys(w.user_id for w in online))
         if users:
             seq = secrets.randbelow(2**31)
-            line = f"Sysop {clean_text(sysop.name, 20)}: {text}"
+            line = f"Sysop {clean_message(sysop.name, 20).strip()}: {text}"
             self.hub.publish(Notice(-sysop.id, "broadcast", users, line, seq))
         await self._audit(sysop, "broadcast", f"{len(users)} online", text)
         return len(online)
@@ -235,7 +235,7 @@ class Sysop:
         """A player reports a message to the sysop; a copy of its text is kept."""
         if channel not in CHANNELS:
             raise SysopError(f"Unknown kind of message {channel!r}.")
-        copy = clean_text(text, REPORT_MAX, multiline=True)
+        copy = clean_message(text, REPORT_MAX, multiline=True)
         now = self.clock.now()
         return await self.db.transact(
             lambda repo: repo.insert_report(reporter_id, about_id, channel, item, copy, now)
@@ -250,7 +250,8 @@ class Sysop:
         now = self.clock.now()
         done = await self.db.transact(lambda repo: repo.resolve_report(report_id, now))
         if done:
-            await self._audit(sysop, "resolve-report", f"#{report_id}", clean_text(note, 200))
+            why = clean_message(note, 200).strip()
+            await self._audit(sysop, "resolve-report", f"#{report_id}", why)
         return done
 
     async def audit(self, sysop_id: int, limit: int = 50) -> list[AuditRecord]:

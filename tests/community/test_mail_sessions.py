@@ -8,7 +8,8 @@ import pytest
 
 from door.services import Services
 from door.services.accounts import User
-from door.services.mail import MailError, clean_text
+from door.services.mail import MailError
+from door.services.safety import clean_message
 from tests.ui.conftest import StartSession
 
 
@@ -123,12 +124,15 @@ HOSTILE = (
 )
 
 
-def test_clean_text_leaves_no_control_format_or_bidi_character() -> None:
-    cleaned = clean_text("hi " + HOSTILE + " there", 500, multiline=True)
+def test_the_mail_cleaner_leaves_no_control_format_or_bidi_character() -> None:
+    cleaned = clean_message("hi " + HOSTILE + " there", 500, multiline=True)
     for ch in cleaned:
         assert ch == "\n" or (ord(ch) >= 0x20 and not 0x7F <= ord(ch) <= 0x9F), repr(ch)
         assert ch not in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
     assert cleaned.startswith("hi ") and cleaned.endswith(" there")
+    # sequences go whole: none of their parameters is left to print as text
+    for leftover in ("]52", "cm0g", "[2J", "[H", "31m", "title"):
+        assert leftover not in cleaned, leftover
 
 
 async def test_hostile_mail_reaches_the_reader_without_any_escape_sequence(
@@ -144,7 +148,11 @@ async def test_hostile_mail_reaches_the_reader_without_any_escape_sequence(
     await b.term.wait_for("evil")
     b.term.press("enter")
     await b.term.wait_for("body")
-    assert "]52;" in b.term.display_text()  # the bytes after ESC are only text now
+    shown = b.term.display_text()
+    # each sequence went whole (no half of one prints as text) and the screen still shows
+    # the message: nothing in it cleared the screen or moved the cursor
+    assert "]52;" not in shown and "[2J" not in shown and "31m" not in shown
+    assert "Mail: a message" in shown and "body" in shown
 
 
 async def test_a_player_reports_a_mail_and_the_sysop_finds_a_copy(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from door.services.safety import clean_message
@@ -26,6 +26,8 @@ def is_unsafe(ch: str) -> bool:
     return cp < 0x20 or 0x7F <= cp <= 0x9F or ch in BIDI or unicodedata.category(ch) == "Cs"
 
 
+# no time limit per example: long hostile strings on a busy machine can take over 200 ms
+@settings(deadline=None)
 @given(hostile, st.integers(min_value=0, max_value=400))
 def test_no_control_escape_or_bidi_character_survives_any_input(text: str, limit: int) -> None:
     out = clean_message(text, limit)

@@ -19,7 +19,7 @@ from dataclasses import replace
 from door.services.games.core import Change, GameCore
 from door.services.games.model import GameClosedError, GameSnapshot, LobbyError, StaleVersionError
 from door.services.games.notices import GameNotices
-from door.services.mail import clean_text
+from door.services.safety import clean_message
 from door.store.records import NewEvent
 from door.store.repository import Repository
 
@@ -46,10 +46,10 @@ class Abandonment:
         version the sysop saw; if the game moved on meanwhile, StaleVersionError with the
         game as it is now, and nothing is written. Raises GameClosedError for a game that
         is over, LobbyError for no such game or no reason."""
-        why = clean_text(reason, REASON_MAX)
+        why = clean_message(reason, REASON_MAX).strip()
         if not why:
             raise LobbyError("give a reason for abandoning the game")
-        by = clean_text(actor_name, 40)
+        by = clean_message(actor_name, 40).strip()
         core = self.core
         now = core.clock.now()
         change = Change(game_id, actor=actor_id, abandoned=why)

@@ -188,7 +188,11 @@ class Lobby:
             elif spec.kind == "user":
                 assert spec.name is not None
                 other = repo.user_by_key(name_key(spec.name))
-                if other is None or other.is_bot:
+                # an invitee who blocks the creator is no one to them (issue 17: a blocked
+                # user's invitations are not delivered, and nothing says "blocked")
+                if other is None or other.is_bot or (
+                    other.id != creator_id and repo.is_blocked(other.id, creator_id)
+                ):
                     raise LobbyError(f"there is no player called {spec.name.strip()!r}")
                 if other.is_banned:
                     raise LobbyError(f"{other.name} cannot play (the account is banned)")

@@ -140,6 +140,7 @@ class SettingsScreen(Screen):
             MenuItem("Z", f"Time zone: {self._zone_label(ctx)}", SettingsScreen.zone),
             MenuItem("V", f"Vacation: {self._vacation_label(ctx)}", SettingsScreen.vacation_item),
             MenuItem("N", "Notices: your turn and more by e-mail or push", SettingsScreen.notices),
+            MenuItem("B", "Blocked players: who never reaches you", SettingsScreen.blocks),
             MenuItem("Q", "Back to the main menu", SettingsScreen.back),
         ]
 
@@ -290,6 +291,11 @@ class SettingsScreen(Screen):
         for f in self.fields:
             f.clear()
 
+    async def blocks(self, ctx: Context) -> Transition:
+        from door.ui.screens.blocks import BlocksScreen
+
+        return Push(BlocksScreen())
+
     async def ssh_keys(self, ctx: Context) -> None:
         await self._load_keys(ctx)
         self.phase = "keys"
@@ -423,6 +429,7 @@ class SettingsScreen(Screen):
             canvas.put(2, y + 3, ask, HEADING_STYLE)
             self.line.render(canvas, 2 + len(ask), y + 3, 40)
         if self.phase == "password":
+            # right under the menu: with three lines below it, the status line stays clear
             canvas.put(2, y, "Change your password", HEADING_STYLE)
             for i, (prompt, f) in enumerate(zip(PASSWORD_PROMPTS, self.fields, strict=True)):
                 canvas.put(4, y + 1 + i, prompt, HEADING_STYLE)
