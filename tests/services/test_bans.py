@@ -28,6 +28,8 @@ READS_AND_SERVER_WORK = {
     "get", "list_games", "events", "since_last_visit", "replay_check", "game_ids",
     "dice_proof",
     "sweep_deadlines",
+    # the sysop's (door/services/sysop.py checks the caller is a sysop, in the database)
+    "abandon",
 }  # fmt: skip
 
 
