@@ -31,7 +31,6 @@ from door.services.games.core import Change
 from door.services.ratings import START_RATING
 from door.services.tournaments import (
     Entrant,
-    Format,
     GameResult,
     Ladder,
     Standing,
@@ -126,7 +125,7 @@ def entrants_of(entries: Sequence[EntryRecord]) -> list[Entrant]:
     return [Entrant(e.user_id, e.rating) for e in entries if not e.withdrawn]
 
 
-def format_of(t: TournamentRecord) -> Format:
+def format_of(t: TournamentRecord) -> Any:
     o = t.options
     rounds = o.get("rounds")
     return make_format(
@@ -217,7 +216,7 @@ class Tournaments:
             options["applied"] = []
         else:
             try:
-                make_format(fmt, table_size=table_size, rounds=rounds)
+                format_of_options(fmt, table_size, rounds)
             except ValueError as exc:
                 raise TournamentError(str(exc)) from None
         level = None
@@ -765,6 +764,10 @@ def audit_one(
         elif fmt.winner(entrants, results) != t.winner_id:
             out.append(f"tournament {t.id}: the stored winner is not the format's")
     return out
+
+
+def format_of_options(fmt: str, table_size: int, rounds: int | None) -> Any:
+    return make_format(fmt, table_size=table_size, rounds=rounds)
 
 
 def _positions(entries: Sequence[EntryRecord]) -> tuple[int, ...]:
