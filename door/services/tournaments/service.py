@@ -31,6 +31,7 @@ from door.services.games.core import Change
 from door.services.ratings import START_RATING
 from door.services.tournaments import (
     Entrant,
+    Format,
     GameResult,
     Ladder,
     Standing,
@@ -125,7 +126,7 @@ def entrants_of(entries: Sequence[EntryRecord]) -> list[Entrant]:
     return [Entrant(e.user_id, e.rating) for e in entries if not e.withdrawn]
 
 
-def format_of(t: TournamentRecord) -> Any:
+def format_of(t: TournamentRecord) -> Format:
     o = t.options
     rounds = o.get("rounds")
     return make_format(
@@ -216,7 +217,7 @@ class Tournaments:
             options["applied"] = []
         else:
             try:
-                format_of_options(fmt, table_size, rounds)
+                make_format(fmt, table_size=table_size, rounds=rounds)
             except ValueError as exc:
                 raise TournamentError(str(exc)) from None
         level = None
@@ -764,10 +765,6 @@ def audit_one(
         elif fmt.winner(entrants, results) != t.winner_id:
             out.append(f"tournament {t.id}: the stored winner is not the format's")
     return out
-
-
-def format_of_options(fmt: str, table_size: int, rounds: int | None) -> Any:
-    return make_format(fmt, table_size=table_size, rounds=rounds)
 
 
 def _positions(entries: Sequence[EntryRecord]) -> tuple[int, ...]:

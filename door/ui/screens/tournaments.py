@@ -4,12 +4,16 @@ ladder — a screenful at a time (N/P page through what does not fit 80×24)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from door.ui.bindings import Binding, KeyedScreen, Keyset, event_of
 from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.screen import Context, Pop, Push, Transition, clean, draw_chrome
 from door.ui.widgets import ListView
+
+if TYPE_CHECKING:
+    from door.services.tournaments.service import TournamentView
+    from door.store.records import TournamentRecord
 
 TAB_STYLE = Style(fg=WHITE)
 TAB_ON = Style(fg=GREEN, bold=True, reverse=True)
@@ -20,10 +24,11 @@ ME_STYLE = Style(fg=GREEN, bold=True)
 TABS = (("open", "Open for entry"), ("running", "Running"), ("finished", "Finished"))
 
 
-def describe(t: Any) -> str:
+def describe(t: TournamentRecord) -> str:
     """One line for a tournament in a list."""
     o = t.options
-    game = o.get("game") if isinstance(o.get("game"), dict) else {}
+    found = o.get("game")
+    game = found if isinstance(found, dict) else {}
     terms = (
         f"{game.get('match_length')}-pt"
         if t.kind == "backgammon"
@@ -114,7 +119,7 @@ class TournamentsScreen(KeyedScreen):
                 canvas.put(4, y + 1 + i, clip_text(line, canvas.width - 6), WIN_STYLE)
 
 
-def bracket_lines(view: Any) -> list[str]:
+def bracket_lines(view: TournamentView) -> list[str]:
     """The knock-out bracket as text, one round after another (each match on a line:
     the winner marked ``>``), so it pages down a narrow screen."""
     out: list[str] = []
@@ -141,7 +146,7 @@ def bracket_lines(view: Any) -> list[str]:
     return out
 
 
-def standings_lines(view: Any) -> list[str]:
+def standings_lines(view: TournamentView) -> list[str]:
     rule = ""
     head = f"{'#':>4}  {'Player':<20} {'Points':>6} {'Played':>6} {'Won':>4}  Tie-breaks"
     if view.record.format == "ladder":
