@@ -75,10 +75,16 @@ async def test_on_postgresql_the_hub_listens_across_processes(
         config_in(tmp_path, bots=False),
         database=DatabaseConfig(url=dbutil.pg_database_url(pg_url, pg_template)),
     )
+    # Empty the shared database before the services start: truncating under their
+    # background tasks (presence heartbeat, sender, tournament sweep) can deadlock.
+    from door.store.db import Database
+
+    scratch = Database(config.database.url)
+    await dbutil.truncate_all(scratch)
+    await scratch.dispose()
     services = await build_services(config)
     try:
         assert isinstance(services.hub, PgHub)
-        await dbutil.truncate_all(services.db)
         user = await services.accounts.register("Alice", "secret")
         assert (await services.accounts.by_name("alice")) == user
     finally:
