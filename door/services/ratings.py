@@ -4,7 +4,12 @@ Ratings change in the same transaction that finishes the game (``record_result``
 by the game service), with the players' rating rows locked from the read to the commit so
 that games finishing at once, in any process, take turns; each change is recorded
 (``rating_changes``), and ``door check`` recomputes every rating from the finished games
-(``rating_problems``). Everyone starts at 1500 with experience 0.
+(``rating_problems``). A person starts at 1500 with experience 0; a backgammon computer
+account starts at its level's rating (``bgengine.BG_LEVEL_TABLE``: 1250 for the beginner
+up to 2000 for the expert, from each level's measured error rate), so a new player's
+first win against the beginner is not worth as much as one against the expert
+(:func:`starting_rating`, taken from the seat's level in the account's first rated game:
+``door check`` replays it the same way).
 
 * Backgammon (``reference/backgammon.md`` §4): for an n-point match,
   ``P_upset = 1 / (10^(D·√n/2000) + 1)``; the winner gains ``4·K·√n·P`` and the loser
@@ -26,6 +31,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from door.games.base import Outcome
+from door.services.bgengine import bg_level
 from door.services.games.model import outcome_from_json
 from door.store.db import Database
 from door.store.records import (
@@ -40,6 +46,17 @@ from door.store.repository import Repository
 
 START_RATING = 1500.0
 ELO_K = 32.0
+
+
+def starting_rating(kind: str, bot_level: str | None) -> float:
+    """Where a rating of ``kind`` starts for the player of a seat: a backgammon computer
+    level's rating for a seat it plays, else :data:`START_RATING`."""
+    if bot_level is None or kind != "backgammon":
+        return START_RATING
+    try:
+        return bg_level(bot_level).rating
+    except ValueError:  # a level this release no longer knows
+        return START_RATING
 
 
 @dataclass(frozen=True)
@@ -219,15 +236,19 @@ def record_result(
     seat_users: Sequence[int | None],
     outcome: Outcome,
     now: datetime,
+    seat_levels: Sequence[str | None] = (),
 ) -> bool:
     """Update the players' ratings for a finished game and record each change; False
     when it is unrated (:func:`rated_players`). The players' rating rows are locked
     from the read to the end of the transaction, so games finishing at the same time
-    (in any process) take turns and none is lost."""
+    (in any process) take turns and none is lost; a player's first rating starts at
+    :func:`starting_rating` of their seat (``seat_levels``: each seat's computer level,
+    None for a person)."""
     ids = rated_players(kind, options, seat_users, outcome)
     if ids is None:
         return False
-    rows = repo.lock_ratings(kind, ids, START_RATING)
+    starts = _starts(kind, seat_users, seat_levels)
+    rows = repo.lock_ratings(kind, ids, {u: starts.get(u, START_RATING) for u in ids})
     before = [Standing.of(rows[u]) for u in ids]
     after = rate_game(kind, options, outcome, before)
     changes = []
@@ -240,6 +261,18 @@ def record_result(
         )
     repo.insert_rating_changes(changes)
     return True
+
+
+def _starts(
+    kind: str, seat_users: Sequence[int | None], seat_levels: Sequence[str | None]
+) -> dict[int, float]:
+    """Each seated user's :func:`starting_rating` (seats without a level: a person)."""
+    levels = (list(seat_levels) + [None] * len(seat_users))[: len(seat_users)]
+    return {
+        u: starting_rating(kind, lv)
+        for u, lv in zip(seat_users, levels, strict=True)
+        if u is not None
+    }
 
 
 # --- checking the stored ratings against the finished games (door check) ------------------
@@ -275,7 +308,8 @@ def replay_order(
 def recompute_ratings(
     games: Sequence[FinishedGame], changes: Sequence[RatingChangeRecord]
 ) -> tuple[dict[tuple[int, str], Standing], list[FinishedGame]]:
-    """Every player's standing per kind, from START_RATING through the finished games in
+    """Every player's standing per kind, from their start (:func:`starting_rating`)
+    through the finished games in
     :func:`replay_order`; and the rated games among them, in that order."""
     standings: dict[tuple[int, str], Standing] = {}
     rated: list[FinishedGame] = []
@@ -322,7 +356,10 @@ def _replayed(
         ids = rated_players(game.kind, game.options, game.users, outcome)
         if ids is None:
             continue
-        before = [standings.get((u, game.kind), Standing()) for u in ids]
+        starts = _starts(game.kind, game.users, game.levels)
+        before = [
+            standings.get((u, game.kind), Standing(starts.get(u, START_RATING))) for u in ids
+        ]
         yield game, ids, before, rate_game(game.kind, game.options, outcome, before)
 
 

@@ -163,13 +163,15 @@ def _ranked(v: Sequence[Any]) -> RankedRating:
     return RankedRating(v[0], v[1], float(v[2]), v[3], v[4], v[5])
 
 
-def _finished_seat(v: Sequence[Any]) -> tuple[FinishedGame, bool, int | None]:
+def _finished_seat(
+    v: Sequence[Any],
+) -> tuple[FinishedGame, bool, int | None, str | None]:
     """A row of ``finished_seats``: the game (no users yet), whether a seat came with it,
-    that seat's user."""
+    that seat's user and computer level."""
     game = FinishedGame(
         v[0], v[1], dict(v[2] or {}), None if v[3] is None else dict(v[3]), v[4], ()
     )
-    return game, v[5] is not None, v[6]
+    return game, v[5] is not None, v[6], v[7]
 
 
 def _id_and_name(v: Sequence[Any]) -> tuple[int, str]:
@@ -653,7 +655,7 @@ class Queries:
             "finished_seats",
             select(
                 games.c.id, games.c.kind, games.c.options, games.c.outcome,
-                games.c.finished_at, seats.c.seat, seats.c.user_id,
+                games.c.finished_at, seats.c.seat, seats.c.user_id, seats.c.bot_level,
             )
             .select_from(games.outerjoin(seats, seats.c.game_id == games.c.id))
             .where(games.c.status == "finished")

@@ -249,7 +249,8 @@ class RatingChangeRecord:
 @dataclass(frozen=True, slots=True)
 class FinishedGame:
     """What rated a finished game: its kind, options, outcome and the user in each seat
-    (seat order; None for a seat without one)."""
+    (seat order; None for a seat without one), with each seat's computer level (None for
+    a person)."""
 
     id: int
     kind: str
@@ -257,6 +258,7 @@ class FinishedGame:
     outcome: JSONObject | None
     finished_at: datetime | None
     users: tuple[int | None, ...]
+    levels: tuple[str | None, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

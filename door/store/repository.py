@@ -13,7 +13,7 @@ is the one database error a service is expected to handle.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TypeVar
@@ -583,10 +583,11 @@ class Repository:
             self._run.execute(self._q.insert_rating, values)
 
     def lock_ratings(
-        self, kind: str, user_ids: Sequence[int], start: float
+        self, kind: str, user_ids: Sequence[int], start: float | Mapping[int, float]
     ) -> dict[int, RatingRecord]:
         """The players' ratings of ``kind``, locked until this transaction ends (rows
-        that did not exist are made at ``start`` first): read them, then
+        that did not exist are made at ``start`` first — one rating for all, or each
+        player's own): read them, then
         :meth:`update_rating` them, and no other transaction's update comes in between."""
         ids = sorted(set(user_ids))
         if not ids:
@@ -594,8 +595,9 @@ class Repository:
         dialect = "postgresql" if isinstance(self._run, PgRunner) else "sqlite"
         self._run.execute_many(
             self._q.ensure_rating[dialect],
-            [{"user_id": u, "kind": kind, "rating": start, "experience": 0, "wins": 0,
-              "losses": 0} for u in ids],
+            [{"user_id": u, "kind": kind,
+              "rating": start if isinstance(start, float | int) else start[u],
+              "experience": 0, "wins": 0, "losses": 0} for u in ids],
         )  # fmt: skip
         params = {"kind": kind, "ids": ids}
         return {r.user_id: r for r in self._run.rows(self._q.lock_ratings, params)}
@@ -648,13 +650,19 @@ class Repository:
         """Every finished game's rating inputs, in the order they finished (then id)."""
         games: list[FinishedGame] = []
         users: list[list[int | None]] = []
-        for game, seated, user in self._run.rows(self._q.finished_seats, {}):
+        levels: list[list[str | None]] = []
+        for game, seated, user, level in self._run.rows(self._q.finished_seats, {}):
             if not games or games[-1].id != game.id:
                 games.append(game)
                 users.append([])
+                levels.append([])
             if seated:
                 users[-1].append(user)
-        return [replace(g, users=tuple(u)) for g, u in zip(games, users, strict=True)]
+                levels[-1].append(level)
+        return [
+            replace(g, users=tuple(u), levels=tuple(lv))
+            for g, u, lv in zip(games, users, levels, strict=True)
+        ]
 
     def rank_page(
         self, kind: str, offset: int, limit: int, min_experience: int

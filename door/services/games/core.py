@@ -373,10 +373,11 @@ class GameCore:
                 for s in seats
             )
         if outcome is not None:
-            users = [s.user_id for s in sorted(loaded.seats, key=lambda s: s.seat)]
+            in_order = sorted(loaded.seats, key=lambda s: s.seat)
             rating_rules.record_result(
-                repo, game.id, game.kind, game.options, users, outcome, now
-            )
+                repo, game.id, game.kind, game.options, [s.user_id for s in in_order],
+                outcome, now, [s.bot_level for s in in_order],
+            )  # fmt: skip
         # what the next move at this version starts from (confirmed by its own write)
         written = Loaded(new, seats, rules, state, confirmed=False)
         self.cache.keep(written)
