@@ -127,3 +127,16 @@ async def test_the_clock_may_be_changed_before_the_start_and_the_games_get_the_n
         await tours.enter(tid, u)
     info = (await the_game(tours, games, tid)).info
     assert (info.deadline_hours, info.bank_s, info.weekends_off) == (72, 5 * DAY, False)
+
+
+async def test_an_edit_cannot_make_fewer_places_than_have_entered(
+    db: Database, clock: FakeClock, games: GameService, tours: Tournaments
+) -> None:
+    users = await make_users(db, clock, 3)
+    tid = await tours.create(users[0], "Cup", "backgammon", "knockout", 8)
+    for u in users:
+        await tours.enter(tid, u)
+    with pytest.raises(TournamentError, match="3 have entered already"):
+        await tours.edit(tid, size=2)
+    await tours.edit(tid, size=3)  # exactly full: it starts
+    assert (await tours.show(tid)).record.status == "running"

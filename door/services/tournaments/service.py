@@ -461,6 +461,9 @@ class Tournaments:
             if size is not None:
                 if not 2 <= size <= MAX_SIZE:
                     raise TournamentError(f"the size must be from 2 to {MAX_SIZE} players")
+                entered = sum(1 for e in tr.entries(tid) if not e.withdrawn)
+                if size < entered:
+                    raise TournamentError(f"{entered} have entered already: no fewer places")
                 new = replace(new, size=size, min_entrants=min(new.min_entrants, size))
             if starts_at is not None:
                 new = replace(new, starts_at=starts_at)

@@ -225,6 +225,9 @@ class TournamentScreen(KeyedScreen):
             f" of {r.size} entered"
             + (f"; won by {clean(v.winner_name or '', 20)}" if v.winner_name else ""),
         ]
+        from door.services.tournaments.service import clock_of, clock_text
+
+        out.append(f"Clock: {clock_text(clock_of(r))}")
         if r.note:
             out.append(clean(r.note, 76))
         out.append("")

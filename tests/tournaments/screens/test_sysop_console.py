@@ -60,6 +60,16 @@ async def test_the_sysop_creates_a_tournament_with_its_clock_from_the_short_form
     assert "open" in row and "Winter cup" in row and "16" in row
 
 
+async def test_the_tournaments_page_tells_its_clock(
+    start_session: StartSession, services: Services, keeper: User
+) -> None:
+    game_clock = ClockOptions(2 * 86400, 5 * 86400, True)
+    await tours_of(services).create(keeper.id, "Cup", "backgammon", "knockout", 8, clock=game_clock)
+    k = await console(start_session, keeper)
+    k.term.press("enter")
+    await k.term.wait_for("Clock: 2d a move, bank 5d, weekends off")
+
+
 async def test_a_spectrangle_round_robin_filled_with_computer_players_starts_at_once(
     start_session: StartSession, services: Services, keeper: User
 ) -> None:
