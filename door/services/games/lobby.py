@@ -137,13 +137,23 @@ class Lobby:
     def create_seated(
         self, repo: Repository, creator_id: int, kind: str, options: dict[str, Any],
         players: Sequence[tuple[int, str | None]], deadline_hours: int, now: datetime,
+        clock: ClockOptions | None = None,
     ) -> tuple[GameSnapshot, Change]:  # fmt: skip
         """Inside the caller's transaction, a game with every seat taken — ``players``
         in seat order as (user id, bot level or None) — started at once; the caller
         hands the (snapshot, change) to ``notices.after_commit`` once it committed.
-        What a tournament round is made of (door/services/tournaments)."""
+        What a tournament round is made of (door/services/tournaments). ``clock`` as
+        :meth:`begin`'s: the time per move (it wins over ``deadline_hours``), every
+        seat's bank and weekends off."""
         core = self.core
         rules = core.rules_for(kind)
+        if clock is not None:
+            problem = clock.problem()
+            if problem is not None:
+                raise LobbyError(problem)
+            deadline_hours = clock.move_s // 3600
+        bank_s = clock.bank_s if clock is not None else 0
+        weekends_off = bool(clock.weekends_off) if clock is not None else False
         specs = [SeatSpec("open") for _ in players]
         opts = _checked(rules, options, specs, deadline_hours)
         state = rules.new_game(len(players), opts)
@@ -153,12 +163,15 @@ class Lobby:
             version=0, to_act=None, deadline=None, deadline_hours=deadline_hours,
             hints_allowed=False, created_by=creator_id, created_at=now, updated_at=now,
             finished_at=None, summary="waiting for players", outcome=None, last_seq=0,
-            dice_seed=core.new_seed(), chance_count=0,
+            dice_seed=core.new_seed(), chance_count=0, bank_s=bank_s,
+            weekends_off=weekends_off,
         )  # fmt: skip
         game_id = repo.insert_game(draft)
         change.game_id = game_id
         seats = [
-            SeatRecord(game_id, i, "bot" if level else "user", uid, level, 0, 0, None)
+            SeatRecord(
+                game_id, i, "bot" if level else "user", uid, level, 0, 0, None, bank_s=bank_s
+            )
             for i, (uid, level) in enumerate(players)
         ]
         repo.insert_seats(seats)

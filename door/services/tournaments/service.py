@@ -29,6 +29,7 @@ from door.services.clock import Clock
 from door.services.games import GameService, GameSnapshot, LobbyError
 from door.services.games.core import Change
 from door.services.ratings import START_RATING
+from door.services.timecontrol import ClockOptions, span_text
 from door.services.tournaments import (
     Entrant,
     Format,
@@ -80,7 +81,7 @@ class TournamentView:
             "id": t.id, "name": t.name, "game": t.kind, "format": t.format,
             "status": t.status, "size": t.size, "rounds": t.rounds_made,
             "entrants": [e.user_name for e in self.entries if not e.withdrawn],
-            "winner": self.winner_name, "note": t.note,
+            "winner": self.winner_name, "note": t.note, "clock": clock_json(clock_of(t)),
             "started_at": None if t.started_at is None else t.started_at.isoformat(),
             "finished_at": None if t.finished_at is None else t.finished_at.isoformat(),
             "standings": [
@@ -126,6 +127,42 @@ def entrants_of(entries: Sequence[EntryRecord]) -> list[Entrant]:
     return [Entrant(e.user_id, e.rating) for e in entries if not e.withdrawn]
 
 
+def clock_of(t: TournamentRecord) -> ClockOptions:
+    """The clock every game of ``t`` gets: the one it was created with (time per move,
+    bank, weekends off), or, for an event stored before it had one, its per-move
+    ``deadline_hours`` with no bank."""
+    o = t.options
+    given = o.get("clock")
+    if isinstance(given, dict):
+        return ClockOptions(
+            int(given.get("move_s", 7 * 86400)),  # type: ignore[arg-type]
+            int(given.get("bank_s", 0)),  # type: ignore[arg-type]
+            bool(given.get("weekends_off", False)),
+        )
+    return ClockOptions(int(o.get("deadline_hours", 168)) * 3600, 0, False)  # type: ignore[arg-type]
+
+
+def clock_json(c: ClockOptions) -> JSONObject:
+    return {"move_hours": c.move_s // 3600, "bank_days": c.bank_s / 86400,
+            "weekends_off": c.weekends_off}  # fmt: skip
+
+
+def clock_text(c: ClockOptions) -> str:
+    """The clock in words: ``3d a move, bank 5d, weekends off``."""
+    bank = f"bank {span_text(c.bank_s)}" if c.bank_s else "no bank"
+    return f"{span_text(c.move_s)} a move, {bank}" + (", weekends off" if c.weekends_off else "")
+
+
+def checked_clock(c: ClockOptions) -> ClockOptions:
+    """``c`` if it is a clock a game may have; ``TournamentError`` says why not."""
+    if not isinstance(c, ClockOptions):
+        raise TournamentError("the clock is not a clock")
+    problem = c.problem()
+    if problem is not None:
+        raise TournamentError(problem)
+    return c
+
+
 def format_of(t: TournamentRecord) -> Format:
     o = t.options
     rounds = o.get("rounds")
@@ -168,7 +205,7 @@ class Tournaments:
         bots_allowed: bool = True, starts_at: datetime | None = None,
         deadline_hours: int | None = None, fill_with_bots: str | None = None,
         recurring: bool = False, reach: int = 3, ladder_days: int = 60,
-        clock: JSONObject | None = None, start_now: bool = True,
+        clock: ClockOptions | None = None, start_now: bool = True,
     ) -> int:  # fmt: skip
         """A new tournament open for entry (a template too, with ``recurring``); its id.
 
@@ -176,7 +213,8 @@ class Tournaments:
         (distinct accounts: ``LEVEL-2``, ``LEVEL-3``, …), so the event is full at once.
         ``start_now=False`` leaves the start to the server's sweep (``door tournament
         create`` in its own process: the running server then makes the games, and its
-        bots hear of them)."""
+        bots hear of them). ``clock``: every game's time per move, each player's bank
+        and weekends off, as a Begin game has them (it wins over ``deadline_hours``)."""
         name = " ".join(str(name).split())[:80]
         if not name or not all(ch.isprintable() for ch in name):
             raise TournamentError("give the tournament a name")
@@ -193,22 +231,18 @@ class Tournaments:
             )
         if fmt == "ladder" and table_size != 2:
             raise TournamentError("a ladder's challenges are two-player games")
+        if clock is not None:
+            deadline_hours = checked_clock(clock).move_s // 3600
         if deadline_hours is None:
             deadline_hours = self.games.lobby.default_deadline_hours
         options: dict[str, Any] = {"table_size": table_size, "deadline_hours": deadline_hours}
         game_opts: dict[str, Any] = {}
         if kind == "backgammon":
             game_opts = {"match_length": int(match_length), "cube": bool(cube)}
-        try:
-            from door.services.games.lobby import _checked
-            from door.services.games.model import SeatSpec
-
-            game_opts = _checked(rules, game_opts, [SeatSpec("open")] * table_size, deadline_hours)
-        except LobbyError as exc:
-            raise TournamentError(str(exc)) from None
-        options["game"] = game_opts
-        if clock is not None:
-            options["clock"] = clock  # issue 18's clock, passed through to each game
+        options["game"] = self._check_game(kind, game_opts, table_size, deadline_hours)
+        if clock is None:
+            clock = checked_clock(ClockOptions(int(deadline_hours) * 3600, 0, False))
+        options["clock"] = _clock_option(clock)  # issue 18's clock, given to each game
         if rounds is not None:
             options["rounds"] = int(rounds)
         if fmt == "ladder":
@@ -254,6 +288,20 @@ class Tournaments:
         if start_now:
             await self.advance(tid)
         return tid
+
+    def _check_game(
+        self, kind: str, game_opts: dict[str, Any], table_size: int, deadline_hours: int = 168
+    ) -> dict[str, Any]:
+        """The game options complete, as the lobby checks a Begin game's."""
+        from door.services.games.lobby import _checked
+        from door.services.games.model import SeatSpec
+
+        try:
+            rules = self.games.rules_for(kind)
+            seats = [SeatSpec("open")] * table_size
+            return _checked(rules, game_opts, seats, deadline_hours)
+        except LobbyError as exc:
+            raise TournamentError(str(exc)) from None
 
     def _level(self, kind: str, asked: str) -> str:
         for level in self.bot_levels.get(kind, ()):
@@ -389,9 +437,13 @@ class Tournaments:
 
     async def edit(
         self, tid: int, *, name: str | None = None, size: int | None = None,
-        starts_at: datetime | None = None,
+        starts_at: datetime | None = None, clock: ClockOptions | None = None,
+        match_length: int | None = None, min_entrants: int | None = None,
     ) -> None:  # fmt: skip
-        """Change a tournament that has not started."""
+        """Change a tournament that has not started: its name, size, start time, its
+        games' clock and match length, how few may start it."""
+        if clock is not None:
+            checked_clock(clock)
 
         def action(repo: Repository) -> None:
             tr = repo.tournaments()
@@ -409,9 +461,29 @@ class Tournaments:
             if size is not None:
                 if not 2 <= size <= MAX_SIZE:
                     raise TournamentError(f"the size must be from 2 to {MAX_SIZE} players")
+                entered = sum(1 for e in tr.entries(tid) if not e.withdrawn)
+                if size < entered:
+                    raise TournamentError(f"{entered} have entered already: no fewer places")
                 new = replace(new, size=size, min_entrants=min(new.min_entrants, size))
             if starts_at is not None:
                 new = replace(new, starts_at=starts_at)
+            if min_entrants is not None:
+                if not 2 <= min_entrants <= new.size:
+                    raise TournamentError(f"at least 2 and at most {new.size} must enter")
+                new = replace(new, min_entrants=min_entrants)
+            opts = dict(new.options)
+            if clock is not None:
+                opts["clock"] = _clock_option(clock)
+                opts["deadline_hours"] = clock.move_s // 3600
+            if match_length is not None:
+                if new.kind != "backgammon":
+                    raise TournamentError("only backgammon has a match length")
+                given = opts.get("game")
+                game = dict(given) if isinstance(given, dict) else {}
+                game["match_length"] = int(match_length)
+                table_size = int(opts.get("table_size", 2))  # type: ignore[arg-type]
+                opts["game"] = self._check_game(new.kind, game, table_size)
+            new = replace(new, options=opts)
             tr.save(replace(new, version=t.version + 1), t.version)
 
         await self.db.transact(action)
@@ -592,9 +664,9 @@ class Tournaments:
             given = t.options.get("game")
             opts = dict(given) if isinstance(given, dict) else {}
             creator = t.created_by if t.created_by is not None else table.seats[0]
-            deadline = int(t.options.get("deadline_hours", 168))  # type: ignore[arg-type]
+            clock = clock_of(t)
             snapshot, change = self.games.lobby.create_seated(
-                repo, creator, t.kind, opts, players, deadline, now
+                repo, creator, t.kind, opts, players, clock.move_s // 3600, now, clock=clock
             )
             game_id = snapshot.info.id
             made.append((snapshot, change))
@@ -765,6 +837,10 @@ def audit_one(
         elif fmt.winner(entrants, results) != t.winner_id:
             out.append(f"tournament {t.id}: the stored winner is not the format's")
     return out
+
+
+def _clock_option(c: ClockOptions) -> JSONObject:
+    return {"move_s": c.move_s, "bank_s": c.bank_s, "weekends_off": c.weekends_off}
 
 
 def _positions(entries: Sequence[EntryRecord]) -> tuple[int, ...]:

@@ -6,7 +6,10 @@ log.
 The games: G)ames finds a game by number or a player's open and running games, listed
 with their kind, players, status and the age of their last change; ↑↓ selects one and
 A)bandon asks for a reason, then Y/N, and abandons it at the version shown (a move that
-came first wins: the list is read again)."""
+came first wins: the list is read again).
+
+The tournaments: T)ournaments opens door/ui/screens/tournaments.py's sysop list of them
+(create, edit before the start, cancel)."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from door.ui.screen import (
     HEADING_STYLE,
     Context,
     Pop,
+    Push,
     Screen,
     Transition,
     clean,
@@ -66,7 +70,7 @@ class SysopScreen(Screen):
 
     title = "door — Sysop console"
     key_help = ("F)ind B)an U)nban M)ute N)unmute P)assword S)ysop R)eports X)resolve "
-                "C)ast G)ames H)ealth L)og Q)uit")  # fmt: skip
+                "C)ast G)ames T)ournaments H)ealth L)og Q)uit")  # fmt: skip
     games_help = "↑↓ pick  A)bandon  G)ames  F)ind  L)og  H)ealth  Q)uit"
     """The key help while the games list shows (every other letter still works)."""
 
@@ -117,6 +121,8 @@ class SysopScreen(Screen):
         letter = event.text.strip()[:1].lower() if isinstance(event, Text) else ""
         if letter == "q" or (isinstance(event, Key) and event.name == "escape"):
             return Pop()
+        if letter == "t":
+            return self.tournaments(ctx)
         if isinstance(event, Key) and event.name in ("up", "down") and self.listing():
             step = -1 if event.name == "up" else 1
             self.pick = max(0, min(self.pick + step, len(self.found or ()) - 1))
@@ -136,6 +142,15 @@ class SysopScreen(Screen):
             else:
                 await self.show(ctx, letter, [])
         return None
+
+    def tournaments(self, ctx: Context) -> Transition | None:
+        """T)ournaments: the tournaments' own sysop screen."""
+        if ctx.services.tournaments is None:
+            ctx.status("Tournaments are not running on this server.")
+            return None
+        from door.ui.screens.tournaments import TournamentAdminScreen
+
+        return Push(TournamentAdminScreen())
 
     def listing(self) -> bool:
         """Whether the body is the games list."""
