@@ -28,7 +28,7 @@ from typing import Any
 from door.services.clock import Clock
 from door.services.games import GameService, GameSnapshot, LobbyError
 from door.services.games.core import Change
-from door.services.ratings import START_RATING
+from door.services.ratings import starting_rating
 from door.services.timecontrol import ClockOptions, span_text
 from door.services.tournaments import (
     Entrant,
@@ -344,10 +344,18 @@ class Tournaments:
 
     def _entry(self, repo: Repository, tid: int, kind: str, uid: int, now: datetime) -> EntryRecord:
         rating = repo.ratings(kind, [uid]).get(uid)
+        if rating is None:
+            # unrated: seeded where a first game would start them (a computer account at
+            # its level's rating)
+            user = repo.user(uid)
+            level = self.level_of(kind, user.name) if user is not None and user.is_bot else None
+            seed = starting_rating(kind, level)
+        else:
+            seed = float(rating.rating)
         return EntryRecord(
             tid,
             uid,
-            START_RATING if rating is None else float(rating.rating),
+            seed,
             now,
             False,
             False,
