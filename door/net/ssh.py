@@ -284,6 +284,7 @@ class DoorSSHServer(asyncssh.SSHServer):
         self._tries = 0
         self._key_offers = 0
         self._address = "?"
+        self._username: str | None = None
         self._conn: asyncssh.SSHServerConnection | None = None
         self.admission: Admission | None = None
         self.user: Any | None = None
@@ -322,13 +323,23 @@ class DoorSSHServer(asyncssh.SSHServer):
             self.admission.release()
 
     def begin_auth(self, username: str) -> bool:
+        self._username = username
         if self.refused is not None:
-            if self._conn is not None:
-                with contextlib.suppress(Exception):
-                    self._conn.send_auth_banner(self.refused + "\r\n")
-            return True  # every method will fail
+            self._banner(self.refused)
+            return True  # only keys are offered, and refused (see password_auth_supported)
         # `new` signs up inside the session: no authentication for it.
-        return username.lower() not in NEW_USER_NAMES
+        if username.lower() in NEW_USER_NAMES:
+            return False
+        if self._guard is not None:
+            locked = self._guard.refusal(self._address, username)
+            if locked is not None:
+                self._banner(locked)  # a key may still log in: only passwords are off
+        return True
+
+    def _banner(self, message: str) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                self._conn.send_auth_banner(message + "\r\n")
 
     def _refuse_if_barred(self, username: str | None) -> None:
         """Close the connection (PermissionDenied) if it may not try again."""
@@ -341,6 +352,14 @@ class DoorSSHServer(asyncssh.SSHServer):
             raise asyncssh.PermissionDenied(reason)
 
     def password_auth_supported(self) -> bool:
+        # A refused connection is asked for no password (nor, as asyncssh ties the two,
+        # by keyboard-interactive): nothing typed there could log in, the banner has said
+        # why, and the client says "Permission denied" at once instead of a prompt that
+        # waits for a password only to be cut off. So is one for a name locked just now.
+        if self.refused is not None:
+            return False
+        if self._guard is not None and self._username is not None:
+            return self._guard.refusal(self._address, self._username) is None
         return True
 
     async def validate_password(self, username: str, password: str) -> bool:
@@ -369,6 +388,9 @@ class DoorSSHServer(asyncssh.SSHServer):
         return False
 
     def public_key_auth_supported(self) -> bool:
+        # Offered even on a refused connection (where a key is turned away too): with no
+        # method at all in the list, OpenSSH falls back to its own list and asks for a
+        # password anyway.
         return True
 
     async def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
