@@ -15,8 +15,8 @@ At tables of 3 or 4 (Spectrangle) the draw for a field of n players follows this
 
 How it is drawn: where a resolvable design is known, the draw is that design and every pair
 meets exactly once, in (n − 1)/(size − 1) rounds: the affine spaces AG(2, 3), AG(3, 3) and
-AG(2, 4) (9 and 27 players at 3, 16 at 4) and Kirkman triple systems by the difference method
-(15 and 39 at 3). Otherwise a simulated annealing over seat swaps with a fixed step budget and
+AG(2, 4) (9 and 27 players at 3, 16 at 4), Kirkman triple systems by the difference method (15,
+21 and 39 at 3) and a resolvable 2-(28, 4, 1) design the same way. Otherwise a simulated annealing over seat swaps with a fixed step budget and
 its own integer-only random generator, so the draw depends on (n, size) alone and two
 processes, or a restart, draw the same. For 5 to 40 players the number of rounds and the seed
 come from `_TUNED` (found offline by the same search, tests/tournaments/tables_tune.py); other
@@ -133,31 +133,90 @@ def affine_schedule(q: int, k: int) -> list[list[tuple[int, ...]]]:
     return rounds
 
 
-# Base parallel classes of Kirkman triple systems KTS(2q + 1), q = 6t + 1 prime (the difference
-# method on GF(q) × {1, 2} ∪ {∞}), found by a small backtracking search: for x = 1 … (q − 1)/2 the
-# level-1 points x and −x sit with the level-2 point z_x (the first tuple); the level-2 points left
-# form the pure triples (the second). Every difference, pure or mixed, occurs exactly once.
-_KIRKMAN_BASES: dict[int, tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]] = {
-    7: ((2, 4, 1), ((3, 5, 6),)),
-    19: ((2, 6, 10, 14, 7, 11, 4, 17, 5), ((1, 8, 9), (3, 12, 16), (13, 15, 18))),
+# Resolvable designs by the difference method: the players are Z_m × levels, player x + m·level,
+# and one more player ∞ (the last index, m·levels). Each base parallel class below, developed by
+# adding r = 0 … m − 1 to every player but ∞, gives m rounds; between them every difference
+# (within a level, ±d; across two levels, d) and every pairing with ∞ occurs exactly once, so
+# every pair meets exactly once. Kirkman triple systems KTS(2q + 1), q = 6t + 1 prime, at 15 and
+# 39 (levels 2: x and −x of level 0 share a table with one point of level 1); KTS(21) over Z_5
+# with 4 levels and two base classes; resolvable 2-(28, 4, 1) over Z_9 with 3 levels. Found by a
+# small randomised backtracking over the differences, checked by the tests.
+# (table size, players) → (m, base classes)
+_DEVELOPED: dict[tuple[int, int], tuple[int, tuple[tuple[tuple[int, ...], ...], ...]]] = {
+    (3, 15): (7, (((14, 0, 7), (1, 6, 9), (2, 5, 11), (3, 4, 8), (10, 12, 13)),)),
+    (3, 21): (
+        5,
+        (
+            (
+                (0, 5, 20),
+                (4, 10, 19),
+                (1, 15, 18),
+                (6, 13, 16),
+                (8, 11, 17),
+                (2, 12, 14),
+                (3, 7, 9),
+            ),
+            (
+                (10, 15, 20),
+                (0, 4, 13),
+                (2, 5, 9),
+                (1, 3, 19),
+                (6, 17, 18),
+                (7, 11, 12),
+                (8, 14, 16),
+            ),
+        ),
+    ),
+    (3, 39): (
+        19,
+        (
+            (
+                (38, 0, 19),
+                (1, 18, 21),
+                (2, 17, 25),
+                (3, 16, 29),
+                (4, 15, 33),
+                (5, 14, 26),
+                (6, 13, 30),
+                (7, 12, 23),
+                (8, 11, 36),
+                (9, 10, 24),
+                (20, 27, 28),
+                (22, 31, 35),
+                (32, 34, 37),
+            ),
+        ),
+    ),
+    (4, 28): (
+        9,
+        (
+            (
+                (0, 9, 18, 27),
+                (1, 8, 12, 15),
+                (2, 7, 10, 17),
+                (4, 5, 19, 26),
+                (11, 16, 21, 24),
+                (13, 14, 20, 25),
+                (3, 6, 22, 23),
+            ),
+        ),
+    ),
 }
 
 
-def kirkman_schedule(q: int) -> list[list[tuple[int, ...]]]:
-    """A Kirkman triple system on 2q + 1 players (15 for q = 7, 39 for q = 19), q rounds.
-
-    Player x < q is the level-1 point x, q + x the level-2 point x, 2q the fixed point ∞;
-    round r is the base class with r added to every point but ∞.
-    """
-    zs, pure = _KIRKMAN_BASES[q]
-    base = [(2 * q, 0, q)]
-    base += [(x, q - x, q + z) for x, z in zip(range(1, (q - 1) // 2 + 1), zs, strict=True)]
-    base += [(q + a, q + b, q + c) for a, b, c in pure]
+def developed_schedule(n: int, size: int) -> list[list[tuple[int, ...]]]:
+    """The design `_DEVELOPED` holds for n players at tables of `size`, round by round."""
+    m, classes = _DEVELOPED[(size, n)]
+    inf = n - 1
 
     def shift(p: int, r: int) -> int:
-        return p if p == 2 * q else (p % q + r) % q + (q if p >= q else 0)
+        return p if p == inf else (p % m + r) % m + p - p % m
 
-    return [[tuple(sorted(shift(p, r) for p in t)) for t in base] for r in range(q)]
+    return [
+        sorted(tuple(sorted(shift(p, r) for p in t)) for t in base)
+        for base in classes
+        for r in range(m)
+    ]
 
 
 def known_design(n: int, size: int) -> list[list[tuple[int, ...]]] | None:
@@ -168,8 +227,8 @@ def known_design(n: int, size: int) -> list[list[tuple[int, ...]]] | None:
     for k in (2, 3):
         if size**k == n and _field_table(size) is not None:
             return affine_schedule(size, k)
-    if size == 3 and (n - 1) // 2 in _KIRKMAN_BASES and n % 2 == 1:
-        return kirkman_schedule((n - 1) // 2)
+    if (size, n) in _DEVELOPED:
+        return developed_schedule(n, size)
     return None
 
 
@@ -192,7 +251,6 @@ _TUNED: dict[tuple[int, int], tuple[int, int]] = {
     (3, 18): (10, 0),
     (3, 19): (10, 0),
     (3, 20): (10, 0),
-    (3, 21): (11, 2),
     (3, 22): (11, 0),
     (3, 23): (11, 0),
     (3, 24): (13, 0),
@@ -200,13 +258,13 @@ _TUNED: dict[tuple[int, int], tuple[int, int]] = {
     (3, 26): (13, 0),
     (3, 28): (14, 2),
     (3, 29): (14, 0),
-    (3, 30): (17, 0),
+    (3, 30): (16, 11),
     (3, 31): (16, 1),
     (3, 32): (16, 0),
     (3, 33): (18, 0),
     (3, 34): (18, 0),
     (3, 35): (18, 0),
-    (3, 36): (20, 0),
+    (3, 36): (19, 18),
     (3, 37): (19, 5),
     (3, 38): (19, 2),
     (3, 40): (21, 1),
@@ -220,27 +278,26 @@ _TUNED: dict[tuple[int, int], tuple[int, int]] = {
     (4, 12): (5, 0),
     (4, 13): (6, 0),
     (4, 14): (6, 0),
-    (4, 15): (6, 0),
+    (4, 15): (5, 8),
     (4, 17): (8, 0),
     (4, 18): (8, 0),
     (4, 19): (8, 0),
     (4, 20): (8, 0),
     (4, 21): (10, 0),
-    (4, 22): (10, 0),
+    (4, 22): (9, 21),
     (4, 23): (10, 0),
     (4, 24): (10, 0),
     (4, 25): (11, 1),
     (4, 26): (11, 0),
     (4, 27): (11, 0),
-    (4, 28): (11, 2),
     (4, 29): (13, 0),
     (4, 30): (13, 0),
     (4, 31): (13, 0),
     (4, 32): (13, 0),
-    (4, 33): (15, 0),
-    (4, 34): (15, 0),
+    (4, 33): (14, 15),
+    (4, 34): (14, 6),
     (4, 35): (15, 0),
-    (4, 36): (15, 0),
+    (4, 36): (14, 21),
     (4, 37): (16, 0),
     (4, 38): (16, 1),
     (4, 39): (16, 0),
