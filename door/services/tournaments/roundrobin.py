@@ -16,12 +16,14 @@ At tables of 3 or 4 (Spectrangle) the draw for a field of n players follows this
 How it is drawn: where a resolvable design is known, the draw is that design and every pair
 meets exactly once, in (n − 1)/(size − 1) rounds: the affine spaces AG(2, 3), AG(3, 3) and
 AG(2, 4) (9 and 27 players at 3, 16 at 4), Kirkman triple systems by the difference method (15,
-21 and 39 at 3) and a resolvable 2-(28, 4, 1) design the same way. Otherwise a simulated annealing over seat swaps with a fixed step budget and
-its own integer-only random generator, so the draw depends on (n, size) alone and two
-processes, or a restart, draw the same. For 5 to 40 players the number of rounds and the seed
-come from `_TUNED` (found offline by the same search, tests/tournaments/tables_tune.py); other
-fields try rounds upwards from the lower bound; and should the search ever fall short, greedy
-rounds seat the pairs still unmet, so the promise holds whatever happens.
+21 and 39 at 3) and a resolvable 2-(28, 4, 1) design the same way. Otherwise a simulated
+annealing over seat swaps with a fixed step budget and its own integer-only random generator,
+so the draw depends on (n, size) alone and two processes, or a restart, draw the same. For 5 to
+40 players the number of rounds and the seed come from `_TUNED` (found offline by the same
+search, tests/tournaments/tables_tune.py); other fields try rounds upwards from the lower bound;
+and should the search ever fall short, greedy rounds seat the pairs still unmet, so the promise
+holds whatever happens. tests/tournaments/tables_golden.py prints, per field, the rounds and
+repeats beside their lower bounds.
 """
 
 from __future__ import annotations
@@ -142,66 +144,25 @@ def affine_schedule(q: int, k: int) -> list[list[tuple[int, ...]]]:
 # with 4 levels and two base classes; resolvable 2-(28, 4, 1) over Z_9 with 3 levels. Found by a
 # small randomised backtracking over the differences, checked by the tests.
 # (table size, players) → (m, base classes)
+# fmt: off
 _DEVELOPED: dict[tuple[int, int], tuple[int, tuple[tuple[tuple[int, ...], ...], ...]]] = {
-    (3, 15): (7, (((14, 0, 7), (1, 6, 9), (2, 5, 11), (3, 4, 8), (10, 12, 13)),)),
-    (3, 21): (
-        5,
-        (
-            (
-                (0, 5, 20),
-                (4, 10, 19),
-                (1, 15, 18),
-                (6, 13, 16),
-                (8, 11, 17),
-                (2, 12, 14),
-                (3, 7, 9),
-            ),
-            (
-                (10, 15, 20),
-                (0, 4, 13),
-                (2, 5, 9),
-                (1, 3, 19),
-                (6, 17, 18),
-                (7, 11, 12),
-                (8, 14, 16),
-            ),
-        ),
-    ),
-    (3, 39): (
-        19,
-        (
-            (
-                (38, 0, 19),
-                (1, 18, 21),
-                (2, 17, 25),
-                (3, 16, 29),
-                (4, 15, 33),
-                (5, 14, 26),
-                (6, 13, 30),
-                (7, 12, 23),
-                (8, 11, 36),
-                (9, 10, 24),
-                (20, 27, 28),
-                (22, 31, 35),
-                (32, 34, 37),
-            ),
-        ),
-    ),
-    (4, 28): (
-        9,
-        (
-            (
-                (0, 9, 18, 27),
-                (1, 8, 12, 15),
-                (2, 7, 10, 17),
-                (4, 5, 19, 26),
-                (11, 16, 21, 24),
-                (13, 14, 20, 25),
-                (3, 6, 22, 23),
-            ),
-        ),
-    ),
+    (3, 15): (7, (
+        ((14, 0, 7), (1, 6, 9), (2, 5, 11), (3, 4, 8), (10, 12, 13),),
+    )),
+    (3, 21): (5, (
+        ((0, 5, 20), (4, 10, 19), (1, 15, 18), (6, 13, 16), (8, 11, 17), (2, 12, 14), (3, 7, 9),),
+        ((10, 15, 20), (0, 4, 13), (2, 5, 9), (1, 3, 19), (6, 17, 18), (7, 11, 12), (8, 14, 16),),
+    )),
+    (3, 39): (19, (
+        ((38, 0, 19), (1, 18, 21), (2, 17, 25), (3, 16, 29), (4, 15, 33), (5, 14, 26), (6, 13, 30),
+         (7, 12, 23), (8, 11, 36), (9, 10, 24), (20, 27, 28), (22, 31, 35), (32, 34, 37),),
+    )),
+    (4, 28): (9, (
+        ((0, 9, 18, 27), (1, 8, 12, 15), (2, 7, 10, 17), (4, 5, 19, 26), (11, 16, 21, 24),
+         (13, 14, 20, 25), (3, 6, 22, 23),),
+    )),
 }
+# fmt: on
 
 
 def developed_schedule(n: int, size: int) -> list[list[tuple[int, ...]]]:
@@ -236,73 +197,24 @@ def known_design(n: int, size: int) -> list[list[tuple[int, ...]]] | None:
 # fixed number of steps, finds a draw that meets every pair, and the first seed that does.
 # Found offline by tests/tournaments/tables_tune.py; a field missing here (or a seed that stops
 # working because the search changed) falls back to trying rounds upwards from the lower bound.
+# fmt: off
 _TUNED: dict[tuple[int, int], tuple[int, int]] = {
-    (3, 5): (3, 0),
-    (3, 6): (4, 0),
-    (3, 7): (3, 0),
-    (3, 8): (3, 0),
-    (3, 10): (4, 0),
-    (3, 11): (5, 0),
-    (3, 12): (7, 0),
-    (3, 13): (6, 1),
-    (3, 14): (6, 1),
-    (3, 16): (8, 0),
-    (3, 17): (8, 0),
-    (3, 18): (10, 0),
-    (3, 19): (10, 0),
-    (3, 20): (10, 0),
-    (3, 22): (11, 0),
-    (3, 23): (11, 0),
-    (3, 24): (13, 0),
-    (3, 25): (13, 0),
-    (3, 26): (13, 0),
-    (3, 28): (14, 2),
-    (3, 29): (14, 0),
-    (3, 30): (16, 11),
-    (3, 31): (16, 1),
-    (3, 32): (16, 0),
-    (3, 33): (18, 0),
-    (3, 34): (18, 0),
-    (3, 35): (18, 0),
-    (3, 36): (19, 18),
-    (3, 37): (19, 5),
-    (3, 38): (19, 2),
+    (3, 5): (3, 0), (3, 6): (4, 0), (3, 7): (3, 0), (3, 8): (3, 0), (3, 10): (4, 0),
+    (3, 11): (5, 0), (3, 12): (7, 0), (3, 13): (6, 1), (3, 14): (6, 1), (3, 16): (8, 0),
+    (3, 17): (8, 0), (3, 18): (10, 0), (3, 19): (10, 0), (3, 20): (10, 0), (3, 22): (11, 0),
+    (3, 23): (11, 0), (3, 24): (13, 0), (3, 25): (13, 0), (3, 26): (13, 0), (3, 28): (14, 2),
+    (3, 29): (14, 0), (3, 30): (16, 11), (3, 31): (16, 1), (3, 32): (16, 0), (3, 33): (18, 0),
+    (3, 34): (18, 0), (3, 35): (18, 0), (3, 36): (19, 18), (3, 37): (19, 5), (3, 38): (19, 2),
     (3, 40): (21, 1),
-    (4, 5): (3, 0),
-    (4, 6): (4, 0),
-    (4, 7): (3, 0),
-    (4, 8): (3, 0),
-    (4, 9): (4, 0),
-    (4, 10): (4, 0),
-    (4, 11): (5, 0),
-    (4, 12): (5, 0),
-    (4, 13): (6, 0),
-    (4, 14): (6, 0),
-    (4, 15): (5, 8),
-    (4, 17): (8, 0),
-    (4, 18): (8, 0),
-    (4, 19): (8, 0),
-    (4, 20): (8, 0),
-    (4, 21): (10, 0),
-    (4, 22): (9, 21),
-    (4, 23): (10, 0),
-    (4, 24): (10, 0),
-    (4, 25): (11, 1),
-    (4, 26): (11, 0),
-    (4, 27): (11, 0),
-    (4, 29): (13, 0),
-    (4, 30): (13, 0),
-    (4, 31): (13, 0),
-    (4, 32): (13, 0),
-    (4, 33): (14, 15),
-    (4, 34): (14, 6),
-    (4, 35): (15, 0),
-    (4, 36): (14, 21),
-    (4, 37): (16, 0),
-    (4, 38): (16, 1),
-    (4, 39): (16, 0),
-    (4, 40): (16, 1),
+    (4, 5): (3, 0), (4, 6): (4, 0), (4, 7): (3, 0), (4, 8): (3, 0), (4, 9): (4, 0),
+    (4, 10): (4, 0), (4, 11): (5, 0), (4, 12): (5, 0), (4, 13): (6, 0), (4, 14): (6, 0),
+    (4, 15): (5, 8), (4, 17): (8, 0), (4, 18): (8, 0), (4, 19): (8, 0), (4, 20): (8, 0),
+    (4, 21): (10, 0), (4, 22): (9, 21), (4, 23): (10, 0), (4, 24): (10, 0), (4, 25): (11, 1),
+    (4, 26): (11, 0), (4, 27): (11, 0), (4, 29): (13, 0), (4, 30): (13, 0), (4, 31): (13, 0),
+    (4, 32): (13, 0), (4, 33): (14, 15), (4, 34): (14, 6), (4, 35): (15, 0), (4, 36): (14, 21),
+    (4, 37): (16, 0), (4, 38): (16, 1), (4, 39): (16, 0), (4, 40): (16, 1),
 }
+# fmt: on
 
 _MASK = (1 << 64) - 1
 
