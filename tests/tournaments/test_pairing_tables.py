@@ -84,7 +84,8 @@ def test_every_pair_meets_everyone_plays_every_round_within_the_bound(
 
 
 @pytest.mark.parametrize(
-    ("n", "size"), [(3, 3), (4, 4), (9, 3), (15, 3), (21, 3), (27, 3), (39, 3), (16, 4), (28, 4)]
+    ("n", "size"),
+    [(3, 3), (4, 4), (9, 3), (15, 3), (21, 3), (27, 3), (39, 3), (16, 4), (28, 4), (40, 4)],
 )
 def test_where_a_resolvable_design_exists_every_pair_meets_exactly_once(n: int, size: int) -> None:
     rounds = covering_schedule(n, size)
