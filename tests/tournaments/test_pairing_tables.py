@@ -96,6 +96,15 @@ def test_where_a_resolvable_design_exists_every_pair_meets_exactly_once(n: int, 
     assert set(met) == set(combinations(range(n), 2)) and set(met.values()) == {1}
 
 
+@pytest.mark.parametrize("n", [15, 27, 39])
+def test_one_short_of_a_design_at_four_every_pair_still_meets_exactly_once(n: int) -> None:
+    rounds = covering_schedule(n, 4)
+    assert len(rounds) == least_rounds(n, 4) == n // 3
+    assert all(sorted(len(t) for t in rnd) == [3] + [4] * (n // 4) for rnd in rounds)
+    met = Counter(p for rnd in rounds for t in rnd for p in combinations(t, 2))
+    assert set(met) == set(combinations(range(n), 2)) and set(met.values()) == {1}
+
+
 def test_the_draw_is_the_same_in_another_process() -> None:
     fields = [(40, 4), (23, 3), (20, 4)]
     code = (

@@ -187,8 +187,10 @@ def developed_schedule(n: int, size: int) -> list[list[tuple[int, ...]]]:
 
 
 def known_design(n: int, size: int) -> list[list[tuple[int, ...]]] | None:
-    """A resolvable design for n players at tables of `size` if this module knows one: every pair
-    meets exactly once, in (n − 1)/(size − 1) rounds."""
+    """A design for n players at tables of `size` (3 or 4), if this module knows one, in which
+    every pair meets exactly once: a resolvable design in (n − 1)/(size − 1) rounds, or at 4, one
+    for n + 1 players with its last player taken out (that player's table becomes a 3 each
+    round, which is what `table_sizes` asks for there: 15, 27 and 39 players)."""
     if n == size:
         return [[tuple(range(n))]]
     for k in (2, 3):
@@ -196,6 +198,10 @@ def known_design(n: int, size: int) -> list[list[tuple[int, ...]]] | None:
             return affine_schedule(size, k)
     if (size, n) in _DEVELOPED:
         return developed_schedule(n, size)
+    if size == 4 and n % 4 == 3 and n > 3:
+        whole = known_design(n + 1, size)
+        if whole is not None:
+            return [sorted(tuple(p for p in t if p != n) for t in rnd) for rnd in whole]
     return None
 
 
@@ -214,11 +220,11 @@ _TUNED: dict[tuple[int, int], tuple[int, int]] = {
     (3, 40): (21, 1),
     (4, 5): (3, 0), (4, 6): (4, 0), (4, 7): (3, 0), (4, 8): (3, 0), (4, 9): (4, 0),
     (4, 10): (4, 0), (4, 11): (5, 0), (4, 12): (5, 0), (4, 13): (6, 0), (4, 14): (6, 0),
-    (4, 15): (5, 8), (4, 17): (8, 0), (4, 18): (8, 0), (4, 19): (8, 0), (4, 20): (8, 0),
+    (4, 17): (8, 0), (4, 18): (8, 0), (4, 19): (8, 0), (4, 20): (8, 0),
     (4, 21): (10, 0), (4, 22): (9, 21), (4, 23): (10, 0), (4, 24): (10, 0), (4, 25): (11, 1),
-    (4, 26): (11, 0), (4, 27): (11, 0), (4, 29): (13, 0), (4, 30): (13, 0), (4, 31): (13, 0),
+    (4, 26): (11, 0), (4, 29): (13, 0), (4, 30): (13, 0), (4, 31): (13, 0),
     (4, 32): (13, 0), (4, 33): (14, 15), (4, 34): (14, 6), (4, 35): (15, 0), (4, 36): (14, 21),
-    (4, 37): (16, 0), (4, 38): (16, 1), (4, 39): (16, 0),
+    (4, 37): (16, 0), (4, 38): (16, 1),
 }
 # fmt: on
 
