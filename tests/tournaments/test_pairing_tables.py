@@ -105,6 +105,17 @@ def test_one_short_of_a_design_at_four_every_pair_still_meets_exactly_once(n: in
     assert set(met) == set(combinations(range(n), 2)) and set(met.values()) == {1}
 
 
+@pytest.mark.parametrize("n", [28, 40])
+def test_a_kirkman_system_plus_one_player_takes_the_fewest_rounds_possible(n: int) -> None:
+    rounds = covering_schedule(n, 3)
+    assert len(rounds) == least_rounds(n, 3) == (n - 2) // 2
+    assert all(sorted(len(t) for t in rnd) == sorted(table_sizes(n, 3)) for rnd in rounds)
+    met = Counter(p for rnd in rounds for t in rnd for p in combinations(t, 2))
+    assert set(met) == set(combinations(range(n), 2))
+    assert all(c == 1 for (a, b), c in met.items() if b < n - 1)  # the old pairs: exactly once
+    assert max(met.values()) <= 2
+
+
 def test_the_draw_is_the_same_in_another_process() -> None:
     fields = [(40, 4), (23, 3), (20, 4)]
     code = (

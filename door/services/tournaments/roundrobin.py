@@ -16,7 +16,9 @@ At tables of 3 or 4 (Spectrangle) the draw for a field of n players follows this
 How it is drawn: where a resolvable design is known, the draw is that design and every pair
 meets exactly once, in (n − 1)/(size − 1) rounds: the affine spaces AG(2, 3), AG(3, 3) and
 AG(2, 4) (9 and 27 players at 3, 16 at 4); by the difference method, Kirkman triple systems (15,
-21 and 39 at 3) and resolvable 2-(28, 4, 1) and 2-(40, 4, 1) designs. Otherwise a simulated
+21 and 39 at 3) and resolvable 2-(28, 4, 1) and 2-(40, 4, 1) designs; and at 4 those designs
+less a player (15, 27, 39). 28 and 40 at 3 are a Kirkman system plus one player who joins a
+table each round, in the fewest rounds possible (see `one_more`). Otherwise a simulated
 annealing over seat swaps with a fixed step budget and its own integer-only random generator,
 so the draw depends on (n, size) alone and two processes, or a restart, draw the same. For 5 to
 40 players the number of rounds and the seed come from `_TUNED` (found offline by the same
@@ -205,6 +207,56 @@ def known_design(n: int, size: int) -> list[list[tuple[int, ...]]] | None:
     return None
 
 
+def one_more(n: int) -> list[list[tuple[int, ...]]] | None:
+    """At 3, n players as a Kirkman triple system on n − 1 plus one more player, who each round
+    joins a table of 3 (making the 4 that `table_sizes` asks for), where that works: 28 and 40.
+
+    The old pairs meet exactly once; the new player's tables are picked, by a depth-first search
+    in a fixed order, so that (n − 1)/3 of them are disjoint, one from each of as many rounds
+    (in the other rounds, the table the newcomer has met least): the newcomer then meets
+    everyone, in the (n − 2)/2 rounds of the triple system, which no draw at these tables can
+    beat, with 3·rounds − (n − 1) repeats, the fewest those rounds allow. None when the system
+    this module has holds no such disjoint tables (9, 15 and 21 players: in AG(2, 3) any two
+    lines of different rounds cross), which leaves 10, 16 and 22 to the search.
+    """
+    base = known_design(n - 1, 3)
+    if base is None or n < 10:
+        return None
+    rounds = [sorted(rnd) for rnd in base]
+    chosen: dict[int, int] = {}  # round → index of the table the newcomer joins
+
+    def cover(free: frozenset[int]) -> bool:
+        if not free:
+            return True
+        p = min(free)
+        for r, rnd in enumerate(rounds):
+            if r in chosen:
+                continue
+            i = next(i for i, t in enumerate(rnd) if p in t)
+            if set(rnd[i]) <= free:
+                chosen[r] = i
+                if cover(free - set(rnd[i])):
+                    return True
+                del chosen[r]
+        return False
+
+    if not cover(frozenset(range(n - 1))):
+        return None
+    met = [0] * (n - 1)  # how often the newcomer has met each old player
+    for r, i in chosen.items():
+        for p in rounds[r][i]:
+            met[p] += 1
+    for r, rnd in enumerate(rounds):  # the other rounds: the table met least so far
+        if r not in chosen:
+            chosen[r] = min(range(len(rnd)), key=lambda i: (sum(met[p] for p in rnd[i]), i))
+            for p in rnd[chosen[r]]:
+                met[p] += 1
+    return [
+        sorted((*t, n - 1) if i == chosen[r] else t for i, t in enumerate(rnd))
+        for r, rnd in enumerate(rounds)
+    ]
+
+
 # (table size, players) → (rounds, seed): the fewest rounds for which the search below, in its
 # fixed number of steps, finds a draw that meets every pair, and the first seed that does.
 # Found offline by tests/tournaments/tables_tune.py; a field missing here (or a seed that stops
@@ -214,10 +266,9 @@ _TUNED: dict[tuple[int, int], tuple[int, int]] = {
     (3, 5): (3, 0), (3, 6): (4, 0), (3, 7): (3, 0), (3, 8): (3, 0), (3, 10): (4, 0),
     (3, 11): (5, 0), (3, 12): (7, 0), (3, 13): (6, 1), (3, 14): (6, 1), (3, 16): (8, 0),
     (3, 17): (8, 0), (3, 18): (10, 0), (3, 19): (10, 0), (3, 20): (10, 0), (3, 22): (11, 0),
-    (3, 23): (11, 0), (3, 24): (13, 0), (3, 25): (13, 0), (3, 26): (13, 0), (3, 28): (14, 2),
+    (3, 23): (11, 0), (3, 24): (13, 0), (3, 25): (13, 0), (3, 26): (13, 0),
     (3, 29): (14, 0), (3, 30): (16, 11), (3, 31): (16, 1), (3, 32): (16, 0), (3, 33): (18, 0),
     (3, 34): (18, 0), (3, 35): (18, 0), (3, 36): (19, 18), (3, 37): (19, 5), (3, 38): (19, 2),
-    (3, 40): (21, 1),
     (4, 5): (3, 0), (4, 6): (4, 0), (4, 7): (3, 0), (4, 8): (3, 0), (4, 9): (4, 0),
     (4, 10): (4, 0), (4, 11): (5, 0), (4, 12): (5, 0), (4, 13): (6, 0), (4, 14): (6, 0),
     (4, 17): (8, 0), (4, 18): (8, 0), (4, 19): (8, 0), (4, 20): (8, 0),
@@ -422,7 +473,7 @@ def covering_schedule(n: int, size: int) -> list[list[tuple[int, ...]]]:
         return []
     if n <= 4:
         return [[tuple(range(n))]]
-    known = known_design(n, size)
+    known = known_design(n, size) or (one_more(n) if size == 3 else None)
     if known is not None:
         return known
     sizes = table_sizes(n, size)
