@@ -24,7 +24,7 @@ from tests.tournaments.events import field, pairs_of, play
 
 # The stated bound: for 3 to 40 players the draw takes at most this many rounds more than
 # `least_rounds`, so at most SLACK·(pairs a round) repeated meetings more than the least possible.
-SLACK = 3
+SLACK = 2
 
 
 def least_rounds(n: int, size: int) -> int:
@@ -113,7 +113,7 @@ def test_a_kirkman_system_plus_one_player_takes_the_fewest_rounds_possible(n: in
     met = Counter(p for rnd in rounds for t in rnd for p in combinations(t, 2))
     assert set(met) == set(combinations(range(n), 2))
     assert all(c == 1 for (a, b), c in met.items() if b < n - 1)  # the old pairs: exactly once
-    assert max(met.values()) <= 2
+    assert max(met.values()) <= 3  # the newcomer's extra tables: 2 at 40, 3 at 28
 
 
 def test_the_draw_is_the_same_in_another_process() -> None:
@@ -186,7 +186,7 @@ GOLDEN = {
     (18, 4): (8, 39),
     (19, 4): (8, 45),
     (20, 4): (8, 50),
-    (21, 4): (10, 60),
+    (21, 4): (9, 33),
     (22, 4): (9, 39),
     (23, 4): (10, 77),
     (24, 4): (10, 84),

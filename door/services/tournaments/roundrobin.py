@@ -212,12 +212,13 @@ def one_more(n: int) -> list[list[tuple[int, ...]]] | None:
     joins a table of 3 (making the 4 that `table_sizes` asks for), where that works: 28 and 40.
 
     The old pairs meet exactly once; the new player's tables are picked, by a depth-first search
-    in a fixed order, so that (n − 1)/3 of them are disjoint, one from each of as many rounds
-    (in the other rounds, the table the newcomer has met least): the newcomer then meets
-    everyone, in the (n − 2)/2 rounds of the triple system, which no draw at these tables can
-    beat, with 3·rounds − (n − 1) repeats, the fewest those rounds allow. None when the system
-    this module has holds no such disjoint tables (9, 15 and 21 players: in AG(2, 3) any two
-    lines of different rounds cross), which leaves 10, 16 and 22 to the search.
+    in a fixed order, so that (n − 1)/3 of them are disjoint, one from each of as many rounds (in
+    the other rounds, tables of players it has met once at most where the rounds allow it, else
+    those it has met least): the newcomer then meets everyone, in the (n − 2)/2 rounds of the
+    triple system, which no draw at these tables can beat, with 3·rounds − (n − 1) repeats, the
+    fewest those rounds allow. None when the system this module has holds no such disjoint
+    tables (9, 15 and 21 players: in AG(2, 3) any two lines of different rounds cross), which
+    leaves 10, 16 and 22 to the search.
     """
     base = known_design(n - 1, 3)
     if base is None or n < 10:
@@ -246,9 +247,31 @@ def one_more(n: int) -> list[list[tuple[int, ...]]] | None:
     for r, i in chosen.items():
         for p in rounds[r][i]:
             met[p] += 1
-    for r, rnd in enumerate(rounds):  # the other rounds: the table met least so far
-        if r not in chosen:
-            chosen[r] = min(range(len(rnd)), key=lambda i: (sum(met[p] for p in rnd[i]), i))
+    others = [r for r in range(len(rounds)) if r not in chosen]
+
+    def spread(k: int) -> bool:  # the other rounds: tables of players met only once so far
+        if k == len(others):
+            return True
+        rnd = rounds[others[k]]
+        for i, t in enumerate(rnd):
+            if all(met[p] < 2 for p in t):
+                chosen[others[k]] = i
+                for p in t:
+                    met[p] += 1
+                if spread(k + 1):
+                    return True
+                for p in t:
+                    met[p] -= 1
+                del chosen[others[k]]
+        return False
+
+    if not spread(0):
+        for r in others:  # no such tables: the ones met least
+            rnd = rounds[r]
+            chosen[r] = min(
+                range(len(rnd)),
+                key=lambda i: (max(met[p] for p in rnd[i]), sum(met[p] for p in rnd[i]), i),
+            )
             for p in rnd[chosen[r]]:
                 met[p] += 1
     return [
@@ -272,9 +295,9 @@ _TUNED: dict[tuple[int, int], tuple[int, int]] = {
     (4, 5): (3, 0), (4, 6): (4, 0), (4, 7): (3, 0), (4, 8): (3, 0), (4, 9): (4, 0),
     (4, 10): (4, 0), (4, 11): (5, 0), (4, 12): (5, 0), (4, 13): (6, 0), (4, 14): (6, 0),
     (4, 17): (8, 0), (4, 18): (8, 0), (4, 19): (8, 0), (4, 20): (8, 0),
-    (4, 21): (10, 0), (4, 22): (9, 21), (4, 23): (10, 0), (4, 24): (10, 0), (4, 25): (11, 1),
+    (4, 21): (9, 28), (4, 22): (9, 21), (4, 23): (10, 0), (4, 24): (10, 0), (4, 25): (11, 1),
     (4, 26): (11, 0), (4, 29): (13, 0), (4, 30): (13, 0), (4, 31): (13, 0),
-    (4, 32): (13, 0), (4, 33): (14, 15), (4, 34): (14, 6), (4, 35): (15, 0), (4, 36): (14, 21),
+    (4, 32): (13, 0), (4, 33): (14, 15), (4, 34): (14, 6), (4, 35): (14, 57), (4, 36): (14, 21),
     (4, 37): (16, 0), (4, 38): (16, 1),
 }
 # fmt: on
