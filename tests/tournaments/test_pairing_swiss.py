@@ -107,3 +107,16 @@ def test_absent_players_are_left_out_of_new_rounds() -> None:
     _results, rounds = play(sw, field(8), lambda r, s: by_seed(s), absent_from={3: 2})
     assert all(3 not in t.seats for ts in rounds[1:] for t in ts)
     assert sum(1 for ts in rounds[1:] for t in ts if len(t.seats) == 1) == 3
+
+
+def test_a_repeat_pairing_comes_before_a_second_bye() -> None:
+    # 7 players over 6 rounds: each sits out at most once, whatever the results (the
+    # pairing once gave a player a second bye rather than pair two who had met).
+    import random
+
+    sw = make_format("swiss", rounds=6)
+    for seed in range(150):
+        rng = random.Random(seed)
+        _results, rounds = play(sw, field(7), lambda r, s: tuple(rng.sample(s, len(s))))
+        byes = Counter(t.seats[0] for ts in rounds for t in ts if len(t.seats) == 1)
+        assert max(byes.values()) == 1, (seed, byes)

@@ -128,10 +128,12 @@ def _pair_twos(
         return [Table((u,)) for u in order]
     bye_order: list[int | None] = [None]
     if len(order) % 2:
-        # Lowest-ranked first among those with the fewest byes (0 whenever anyone has none).
+        # Only the players with the fewest byes (0 whenever anyone has none) may have this
+        # one, lowest-ranked first: a repeat pairing is allowed before a second bye, since
+        # with repeats allowed any of them can sit out.
         rank = {u: i for i, u in enumerate(order)}
-        candidates: list[int] = sorted(order, key=lambda u: (byes.get(u, 0), -rank[u]))
-        bye_order = list(candidates)
+        fewest = min(byes.get(u, 0) for u in order)
+        bye_order = sorted((u for u in order if byes.get(u, 0) == fewest), key=lambda u: -rank[u])
     max_repeats = 0
     while True:
         for bye in bye_order:
