@@ -566,16 +566,51 @@ def _draw_round(n: int, sizes: list[int], met: set[tuple[int, int]]) -> list[lis
     return tables
 
 
+def greedy_schedule(n: int, size: int) -> list[list[tuple[int, ...]]]:
+    """The draw of 3/4-seat tables before the designs and the search (``draw`` 1, kept for
+    the round-robins begun with it: a running event goes on with the draw it started
+    with, and ``door check`` recomputes it the same way): round after round drawn by
+    :func:`_draw_round` until every pair has met; 9 players at 3 by AG(2, 3)."""
+    if n <= size:
+        return [[tuple(range(n))]] if n >= 2 else []
+    if size == 3 and n == 9:
+        return _affine_plane_v1(3)
+    sizes = table_sizes(n, size)
+    met: set[tuple[int, int]] = set()
+    rounds: list[list[tuple[int, ...]]] = []
+    while len(met) < n * (n - 1) // 2:
+        rnd = _draw_round(n, sizes, met)
+        rounds.append([tuple(sorted(t)) for t in rnd])
+        met.update(pair_key(a, b) for t in rnd for a, b in combinations(t, 2))
+    return rounds
+
+
+def _affine_plane_v1(p: int) -> list[list[tuple[int, ...]]]:
+    """AG(2, p) in the order draw 1 seated it: vertical lines, then slopes 0..p-1."""
+    rounds = [[tuple(x * p + y for y in range(p)) for x in range(p)]]
+    for m in range(p):
+        rounds.append([tuple(x * p + (m * x + c) % p for x in range(p)) for c in range(p)])
+    return rounds
+
+
+DRAW_LATEST = 2
+"""The draw new round-robins get (2: :func:`covering_schedule`; 1: :func:`greedy_schedule`,
+for events stored before it, whose options carry no ``draw``)."""
+
+
 class RoundRobin:
     """Everyone meets everyone; ranked by points, then head-to-head, then rating."""
 
     name = "roundrobin"
     tiebreak_rule = "Points, then head-to-head among the players tied on points, then rating"
 
-    def __init__(self, table_size: int = 2) -> None:
+    def __init__(self, table_size: int = 2, draw: int = DRAW_LATEST) -> None:
         if table_size not in (2, 3, 4):
             raise ValueError("round-robin tables seat 2, 3 or 4")
+        if draw not in (1, 2):
+            raise ValueError(f"no round-robin draw {draw}")
         self.table_size = table_size
+        self.draw = draw
         self._drawn: dict[int, list[list[tuple[int, ...]]]] = {}  # n → schedule, this object only
 
     def schedule(self, n: int) -> list[list[tuple[int, ...]]]:
@@ -583,6 +618,8 @@ class RoundRobin:
         if n not in self._drawn:
             if self.table_size == 2:
                 self._drawn[n] = circle_schedule(n) if n >= 2 else []
+            elif self.draw == 1:
+                self._drawn[n] = greedy_schedule(n, self.table_size)
             else:
                 self._drawn[n] = covering_schedule(n, self.table_size)
         return [list(r) for r in self._drawn[n]]

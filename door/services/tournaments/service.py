@@ -39,6 +39,7 @@ from door.services.tournaments import (
     Table,
     make_format,
 )
+from door.services.tournaments.roundrobin import DRAW_LATEST
 from door.store.db import Database
 from door.store.records import EntryRecord, JSONObject, TableRecord, TournamentRecord
 from door.store.repository import ConflictError, Repository
@@ -170,6 +171,7 @@ def format_of(t: TournamentRecord) -> Format:
         t.format,
         table_size=int(o.get("table_size", 2) or 2),  # type: ignore[arg-type]
         rounds=None if rounds is None else int(rounds),  # type: ignore[arg-type]
+        draw=int(o.get("draw", 1) or 1),  # type: ignore[arg-type]  # none stored: draw 1
     )
 
 
@@ -245,6 +247,8 @@ class Tournaments:
         options["clock"] = _clock_option(clock)  # issue 18's clock, given to each game
         if rounds is not None:
             options["rounds"] = int(rounds)
+        if fmt == "roundrobin":
+            options["draw"] = DRAW_LATEST  # the table draw this event keeps to its end
         if fmt == "ladder":
             options["reach"] = int(reach)
             options["ladder_days"] = int(ladder_days)
@@ -737,8 +741,12 @@ class Tournaments:
             return
         if any(o.template_id == t.template_id for o in tr.by_status(["open"], 1000)):
             return
+        options = dict(template.options)
+        if template.format == "roundrobin":
+            options["draw"] = DRAW_LATEST  # a new edition draws as new events do
         edition = replace(template, id=0, status="open", template_id=template.id,
-                          created_at=now, opens_at=now, starts_at=None, version=0)  # fmt: skip
+                          created_at=now, opens_at=now, starts_at=None, version=0,
+                          options=options)  # fmt: skip
         new_id = tr.insert(edition)
         level = template.options.get("fill_with_bots")
         if isinstance(level, str):

@@ -133,7 +133,9 @@ def _pair_twos(
         # with repeats allowed any of them can sit out.
         rank = {u: i for i, u in enumerate(order)}
         fewest = min(byes.get(u, 0) for u in order)
-        bye_order = sorted((u for u in order if byes.get(u, 0) == fewest), key=lambda u: -rank[u])
+        candidates: list[int] = [u for u in order if byes.get(u, 0) == fewest]
+        candidates.sort(key=lambda u: -rank[u])
+        bye_order = list(candidates)
     max_repeats = 0
     while True:
         for bye in bye_order:
