@@ -106,6 +106,11 @@ class Session:
         """This session in W)ho (services.presence), from sign-in to the end."""
         self.page_from: int | None = None
         """Who sent the last page shown here (Ctrl-R answers them)."""
+        self.news: asyncio.Future[None] | None = None
+        """What wakes this session's loop to draw outage news (``outage_news`` settles
+        it). This session's own: a future shared by every session (``outage.changed()``)
+        had every session's wake-up callback on it, and each key's ``asyncio.wait`` took
+        its own off again by scanning them all (O(sessions) a key)."""
         self.ctx = Context(
             services,
             None,
@@ -356,6 +361,8 @@ class Session:
         self.ctx.alert = {"lost": LOST_MESSAGE, "back": BACK_MESSAGE}.get(state or "")
         if state is not None:
             self.ctx.message = None
+        if self.news is not None and not self.news.done():
+            self.news.set_result(None)  # the loop wakes to draw it
 
     async def on_outage(self) -> bool:
         """After an outage the top screen re-reads what it shows, as on a ``resync``
@@ -419,8 +426,10 @@ class Session:
                 tick = self._minute_tick()
                 if tick is not None:
                     waiting.add(tick)
-                # shared by every session (never cancelled): wakes it to draw the news
-                waiting.add(self.services.outage.changed())
+                # kept from one turn of the loop to the next until outage news settles it
+                if self.news is None or self.news.done():
+                    self.news = asyncio.get_running_loop().create_future()
+                waiting.add(self.news)
                 done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
                 keep = True
                 if user_get is not None and user_get in done:

@@ -8,7 +8,8 @@ and every listening connection, whether the database is within reach right now.
 :data:`BACK_MESSAGE` for ``back_s`` when it answers again. One per process, with one timer;
 each session subscribes (``door/session.py``): the news goes on its status line the moment
 it comes (a message the person gets after it, such as "could not save that", shows over
-it), and one shared future wakes every session's loop to draw it.
+it), and wakes that session's loop to draw it (each session waits on a future of its own
+that its callback settles: see ``Session.news``).
 """
 
 from __future__ import annotations

@@ -22,6 +22,8 @@ HELP_ROWS_KEPT = 512
 """Key-help rows kept (the same few lines are drawn on every key)."""
 HELP_LAYOUTS_KEPT = 512
 """Key-help texts kept laid out in rows (by text and width)."""
+TITLE_ROWS_KEPT = 1024
+"""Title rows kept (by title, the text on its right and width: one a screen and user)."""
 
 
 class LRU(Generic[K, V]):
@@ -51,7 +53,8 @@ class RenderCaches:
     """The style table every canvas of the process shares, and drawings made once:
     ``boards`` (a game board without its cursor, by everything drawn on it) and
     ``help_rows`` (a key-help line, by text and width) and ``help_layouts`` (a key-help
-    text broken into the rows it takes, by text and width)."""
+    text broken into the rows it takes, by text and width) and ``title_rows`` (a title
+    bar, by its two texts and width)."""
 
     def __init__(
         self, *, boards_kept: int = BOARD_DRAWINGS_KEPT, help_rows_kept: int = HELP_ROWS_KEPT
@@ -60,6 +63,7 @@ class RenderCaches:
         self.boards: LRU[Hashable, Canvas] = LRU(boards_kept)
         self.help_rows: LRU[tuple[str, int], Canvas] = LRU(help_rows_kept)
         self.help_layouts: LRU[tuple[str, int], tuple[str, ...]] = LRU(HELP_LAYOUTS_KEPT)
+        self.title_rows: LRU[tuple[str, str, int], Canvas] = LRU(TITLE_ROWS_KEPT)
 
     def canvas(self, width: int, height: int) -> Canvas:
         """A blank canvas on the shared style table."""

@@ -243,7 +243,21 @@ class Screen:
 
 
 def draw_title(canvas: Canvas, ctx: Context, title: str, right: str = "") -> None:
-    """Row 0: the title on the left, ``right`` (e.g. the user's name) on the right."""
+    """Row 0: the title on the left, ``right`` (e.g. the user's name) on the right.
+
+    Drawn once per process for each (title, right, width) into ``ctx.caches.title_rows``
+    and copied in: every frame has it, it is the same on most keys, and measuring a title
+    with a non-ASCII glyph in it ("·", "—") goes glyph by glyph."""
+    width = canvas.width
+    row = ctx.caches.title_rows.get(
+        (title, right, width), partial(_title_row, title, right, width, ctx.caches)
+    )
+    canvas.copy_rows(row, 0, 1, source_top=0)
+
+
+def _title_row(title: str, right: str, width: int, caches: RenderCaches) -> Canvas:
+    """The title row for ``title`` and ``right`` at ``width`` (callers only copy from it)."""
+    canvas = caches.canvas(width, 1)
     canvas.fill(0, 0, canvas.width, 1, " ", TITLE_STYLE)
     title = clean(title)
     if right:
@@ -254,6 +268,7 @@ def draw_title(canvas: Canvas, ctx: Context, title: str, right: str = "") -> Non
         canvas.put(canvas.width - 1 - text_width(r), 0, r, TITLE_STYLE)
         title = clip_text(title, max(canvas.width - 4 - text_width(r), 0))
     canvas.put(1, 0, clip_text(title, canvas.width - 2), TITLE_STYLE)
+    return canvas
 
 
 def help_lines(text: str, width: int) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from door.ui.caches import RenderCaches
 from door.ui.canvas import Canvas
 from door.ui.glyphs import glyphs
 from door.ui.screen import Context, clean, draw_chrome
@@ -46,6 +47,21 @@ def test_chrome_puts_title_left_user_right_and_help_at_the_bottom() -> None:
     assert c.text_at(0).rstrip().endswith("日本")
     assert c.cell(79, 0)[0] == " "  # wide name measured by columns, not characters
     assert c.text_at(23).startswith(" Q)uit")
+
+
+def test_sessions_sharing_the_render_caches_each_see_their_own_title_bar() -> None:
+    caches = RenderCaches()  # one for the process, as App hands down
+    shown = {}
+    for name, width in (("alice", 80), ("bob", 80), ("alice", 100), ("bob", 80)):
+        ctx = Context(None, _User(name), Caps(encoding="utf-8"), glyphs("utf-8"),  # type: ignore[arg-type]
+                      caches=caches)  # fmt: skip
+        c = caches.canvas(width, 24)
+        draw_chrome(c, ctx, "Backgammon · #12", "Q)uit")
+        shown[name, width] = c.text_at(0)
+        assert c.text_at(0).startswith(" Backgammon · #12")
+        assert c.text_at(0).rstrip().endswith(name)
+        assert len(c.text_at(0)) == width
+    assert shown["alice", 80] != shown["bob", 80]
 
 
 def test_chrome_shows_status_above_help() -> None:
