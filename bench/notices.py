@@ -1,29 +1,34 @@
 """Notices outside door under a day's load (issue 18): how fast the sender delivers, how
 long a notice waits in the outbox, and that none is sent twice.
 
-Set-up: ``--players`` players (default 5,000), each with a push URL, and ``--games``
-games (default 20,000) between pairs of them. A push server (aiohttp, in a process of
-its own, so its work does not slow the sender's event loop) on 127.0.0.1 takes the
-POSTs and notes when each arrived.
+Set-up: ``--players`` players (default 5,000), each with a push URL (and, with
+``--email``, a confirmed e-mail address too: every notice then goes both ways), and
+``--games`` games (default 20,000) between pairs of them. A push server (aiohttp) and an
+SMTP server (aiosmtpd), in a process of their own so that their work does not slow the
+sender's event loop, take the notices on 127.0.0.1 and note when each arrived.
 
 Phase 1, **one simulated day of moves**: each game gets ``--moves-per-game`` moves
 (default 2: one by each player, 40,000 in all), at times of day drawn from a day curve
 (twice as many moves an hour at the evening peak, 20:00, as in the small hours, 08:00:
 rate ∝ 1 + ⅓·cos(2π(h − 20)/24)), the players taking turns in each game. The day is
 played compressed into ``--day-s`` real seconds (default 300: 288 times real time, a mean
-of 133 moves a second and 178 at the peak); a move is written when its time comes, not
-before (``pace_late_p99_s`` says how far behind its time the writer fell). Each move is
-one transaction that writes "your turn" for the opponent through ``Outbox.enqueue``, as
-the game service does in the move's own transaction, under the same rules: the player's
-preferences read, at most one pending notice per (player, game, kind) (a second is
-folded into the first, not written). The games are not played through the rules
-(bench/commit_moves.py measures that); a move here is what the outbox sees of one. A
-:class:`~door.services.sender.Sender` runs meanwhile, woken after each move as the game
-service's commit does.
+of 133 moves a second and 178 at the peak). A move is written when its time comes, not
+before, by up to ``--writers`` (default 16) at once, as a server's sessions write theirs
+(a game's next move waits for its last one to commit); ``pace_late_p99_s`` says how far
+behind its time a move's write began. Each move is one transaction that writes "your
+turn" for the opponent through ``Outbox.enqueue``, as the game service does in the
+move's own transaction, under the same rules: the player's preferences read, at most one
+pending notice per (player, game, kind) (a second is folded into the first, not
+written). The games are not played through the rules (bench/commit_moves.py measures
+that); a move here is what the outbox sees of one. A
+:class:`~door.services.sender.Sender` runs meanwhile as ``door serve`` runs it: looking
+at the outbox every ``--poll-s`` seconds (default 2, ``[notices] poll_interval_s``'s
+default; nothing wakes it sooner), each look taking rounds of ``--batch`` notices while
+rounds come back full.
 
 Phase 2, **a backlog**: with the sender stopped, ``--burst`` notices (default 10,000)
-are written, then the sender is started and timed until the last one arrives — its
-throughput when it is behind, the headline ``notices_per_s``.
+are written (a notice per channel each), then the sender is started and timed until the
+last one arrives: its throughput when it is behind, the headline ``notices_per_s``.
 
 The figures, then, last, one JSON line: ``notices_per_s`` (phase 2's deliveries a
 second; target ≥ 200), ``outbox_lag_p99_s`` (phase 1: a notice's commit to its POST
@@ -31,8 +36,9 @@ arriving, 99th percentile; target ≤ 5), ``duplicates`` (POSTs of a notice beyo
 first, both phases; target 0), ``undelivered`` (written, never arrived), the day's own
 delivery rate, and the load average (the machine's other work counts: quote it).
 
-    python3 bench/notices.py [--players N] [--games N] [--moves-per-game N]
-                             [--day-s S] [--burst N] [--batch N] [--seed N] [--url URL]
+    python3 bench/notices.py [--players N] [--games N] [--moves-per-game N] [--day-s S]
+                             [--writers N] [--poll-s S] [--burst N] [--batch N]
+                             [--email] [--seed N] [--url URL]
 
 ``--url`` runs on that database (e.g. a throwaway PostgreSQL's
 ``postgresql+asyncpg://…/db``; it must be empty: the bench migrates it and adds its
@@ -54,6 +60,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -77,16 +84,26 @@ SWING = 1 / 3
 
 
 def receiver(port_out: Any, stop: Any, result: Any) -> None:
-    """Take POSTs on 127.0.0.1 until ``stop`` is set; then send back, through ``result``,
-    every (Title, arrival time) it took."""
+    """Take POSTs (and, on a second port, SMTP mail) on 127.0.0.1 until ``stop`` is set;
+    then send back, through ``result``, every (channel, title, arrival time) taken."""
+    import socket
+    from email.parser import BytesHeaderParser
+
     from aiohttp import web
+    from aiosmtpd.controller import Controller
+
+    got: list[tuple[str, str, float]] = []
+
+    class Mailbox:
+        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+            subject = BytesHeaderParser().parsebytes(envelope.content)["Subject"]
+            got.append(("email", str(subject), time.time()))
+            return "250 OK"
 
     async def main() -> None:
-        got: list[tuple[str, float]] = []
-
         async def take(request: web.Request) -> web.Response:
             await request.read()
-            got.append((request.headers.get("Title", ""), time.time()))
+            got.append(("push", request.headers.get("Title", ""), time.time()))
             return web.Response(text="ok")
 
         app = web.Application()
@@ -95,10 +112,16 @@ def receiver(port_out: Any, stop: Any, result: Any) -> None:
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
         await site.start()
-        port_out.send(site._server.sockets[0].getsockname()[1])  # type: ignore[union-attr]
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            smtp_port = probe.getsockname()[1]
+        controller = Controller(Mailbox(), hostname="127.0.0.1", port=smtp_port)
+        controller.start()
+        port_out.send((site._server.sockets[0].getsockname()[1], smtp_port))  # type: ignore[union-attr]
         while not stop.is_set():
             await asyncio.sleep(0.1)
         await runner.cleanup()
+        controller.stop()
         result.send(got)
 
     asyncio.run(main())
@@ -112,7 +135,7 @@ def day_schedule(games: int, per_game: int, rng: random.Random) -> list[tuple[fl
     moves at times drawn from the day curve (by rejection)."""
     out: list[tuple[float, int, int]] = []
     for game in range(1, games + 1):
-        times = []
+        times: list[float] = []
         while len(times) < per_game:
             t = rng.uniform(0, DAY_S)
             rate = 1 + SWING * math.cos(2 * math.pi * (t / 3600 - PEAK_HOUR) / 24)
@@ -137,13 +160,13 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
     stop = ctx.Event()
     proc = ctx.Process(target=receiver, args=(port_out, stop, result_out), daemon=True)
     proc.start()
-    port = port_in.recv()
+    port, smtp_port = port_in.recv()
 
     rng = random.Random(args.seed)
     db = Database(url)
     await db.upgrade()
     clock = SystemClock()
-    outbox = Outbox(db, clock, push_schemes=("http",), push_enabled=True)
+    outbox = Outbox(db, clock, push_schemes=("http",), push_enabled=True, mail_enabled=args.email)
     now = clock.now()
 
     def add_players(repo: Repository) -> list[int]:
@@ -151,9 +174,10 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
         for i in range(args.players):
             uid = repo.insert_user(f"p{i}", f"p{i}", None, False, now, {})
             ids.append(uid)
+            address = f"p{i}@bench.test" if args.email else None
             repo.save_notice_prefs(
                 NoticePrefsRecord(
-                    uid, None, False, None, None, f"http://127.0.0.1:{port}/u{uid}",
+                    uid, address, args.email, None, None, f"http://127.0.0.1:{port}/u{uid}",
                     "your_turn", False, secrets.token_urlsafe(24), now,
                 )
             )  # fmt: skip
@@ -170,18 +194,40 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
     }
     schedule = day_schedule(args.games, args.moves_per_game, rng)
 
-    sender = make_sender(db, clock, args.batch)
+    sender = make_sender(db, clock, args.batch, smtp_port, args.poll_s)
     sender.start()
 
-    written: dict[str, float] = {}
+    channels = ("push", "email") if args.email else ("push",)
+    written: dict[tuple[str, str], float] = {}
     late: list[float] = []
     folded = 0
 
-    async def write(title: str, uid: int, game: int) -> bool:
-        def move(repo: Repository) -> int:
-            return outbox.enqueue(repo, uid, game, "your_turn", title, "It is your turn.")
+    slots = asyncio.Semaphore(args.writers)
+    before: dict[int, asyncio.Task[None]] = {}
+    """Each game's move in flight: the next move of that game waits for it to commit."""
 
-        return bool(await db.transact(move))
+    async def play(
+        due: float, title: str, uid: int, game: int, previous: asyncio.Task[None] | None
+    ) -> None:
+        nonlocal folded
+        if previous is not None:
+            await previous
+        async with slots:
+            late.append(max(0.0, time.monotonic() - due))
+
+            def move(repo: Repository) -> int:
+                return outbox.enqueue(repo, uid, game, "your_turn", title, "It is your turn.")
+
+            # every channel or none: the players' channels all fold alike
+            if await db.transact(move) == len(channels):
+                at_commit = time.time()
+                written.update({(ch, title): at_commit for ch in channels})
+            else:
+                folded += 1
+
+    def settled(game: int, task: asyncio.Task[None]) -> None:
+        if before.get(game) is task:
+            del before[game]
 
     scale = args.day_s / DAY_S
     t1 = time.monotonic()
@@ -189,17 +235,13 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
     for at, game, n in schedule:
         due = t1 + at * scale
         wait = due - time.monotonic()
-        late.append(max(0.0, -wait))
         if wait > 0:
             await asyncio.sleep(wait)
-        mover_seat = n % 2
-        waiting = seats[game][1 - mover_seat]
-        title = f"g{game} m{n}"
-        if await write(title, waiting, game):
-            written[title] = time.time()
-            sender.wake()
-        else:
-            folded += 1
+        waiting = seats[game][1 - n % 2]  # seat 0 moves first: seat 1 is told
+        task = asyncio.create_task(play(due, f"g{game} m{n}", waiting, game, before.get(game)))
+        before[game] = task
+        task.add_done_callback(partial(settled, game))
+    await asyncio.gather(*before.values())
     day_elapsed = time.monotonic() - t1
     # the day's last notices: let them arrive
     await wait_idle(db, 60)
@@ -208,24 +250,24 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
 
     # the backlog
     await sender.stop()
-    burst: dict[str, float] = {}
+    burst: dict[tuple[str, str], float] = {}
 
-    def backlog(repo: Repository, start: int, end: int) -> list[str]:
+    def backlog(repo: Repository, *, start: int, end: int) -> list[str]:
         titles = []
         for k in range(start, end):
             uid = ids[k % args.players]
             title = f"burst {k}"
             game = args.games + 1 + k
-            if outbox.enqueue(repo, uid, game, "your_turn", title, "It is your turn."):
+            n = outbox.enqueue(repo, uid, game, "your_turn", title, "It is your turn.")
+            if n == len(channels):
                 titles.append(title)
         return titles
 
     for start in range(0, args.burst, 500):
-        for title in await db.transact(
-            lambda repo, s=start: backlog(repo, s, min(s + 500, args.burst))
-        ):
-            burst[title] = time.time()
-    sender = make_sender(db, clock, args.batch)
+        chunk = partial(backlog, start=start, end=min(start + 500, args.burst))
+        for title in await db.transact(chunk):
+            burst.update({(ch, title): time.time() for ch in channels})
+    sender = make_sender(db, clock, args.batch, smtp_port, args.poll_s)
     t2 = time.time()
     sender.start()
     await wait_idle(db, 300)
@@ -235,13 +277,13 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
     await db.dispose()
 
     stop.set()
-    got: list[tuple[str, float]] = result_in.recv()
+    got: list[tuple[str, str, float]] = result_in.recv()
     proc.join(10)
-    arrived: dict[str, float] = {}
-    times: Counter[str] = Counter()
-    for title, at in got:
-        times[title] += 1
-        arrived.setdefault(title, at)
+    arrived: dict[tuple[str, str], float] = {}
+    times: Counter[tuple[str, str]] = Counter()
+    for channel, title, at in got:
+        times[channel, title] += 1
+        arrived.setdefault((channel, title), at)
     lags = [arrived[k] - w for k, w in written.items() if k in arrived]
     last_burst = max((arrived[k] for k in burst if k in arrived), default=t2)
     burst_delivered = sum(k in arrived for k in burst)
@@ -260,16 +302,20 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
         "notices_per_s": round(burst_delivered / burst_arrival_s, 1),
         "undelivered": sum(k not in arrived for k in [*written, *burst]),
         "duplicates": sum(n - 1 for n in times.values() if n > 1),
-        "outbox": counts, "batch": sender.batch,
+        "outbox": counts, "batch": sender.batch, "poll_s": args.poll_s,
+        "channels": "+".join(channels),
         "database": "postgresql" if url.startswith("postgresql") else "sqlite",
     }  # fmt: skip
 
 
-def make_sender(db: Database, clock: SystemClock, batch: int) -> Sender:
+def make_sender(
+    db: Database, clock: SystemClock, batch: int, smtp_port: int, poll_s: float
+) -> Sender:
     sender = Sender(
-        db, clock, MailConfig(),
+        db, clock,
+        MailConfig(host="127.0.0.1", port=smtp_port, security="none", from_="door@bench.test"),
         PushConfig(enabled=True, allowed_schemes=("http",), allow_private=True),
-        NoticesConfig(poll_interval_s=0.5, lease_s=120),
+        NoticesConfig(poll_interval_s=poll_s, lease_s=120),
     )  # fmt: skip
     if batch:
         sender.batch = batch
@@ -292,9 +338,16 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20000)
     parser.add_argument("--moves-per-game", type=int, default=2)
     parser.add_argument("--day-s", type=float, default=300.0, help="the day, in real seconds")
+    parser.add_argument(
+        "--writers", type=int, default=16, help="moves being written at once (sessions)"
+    )
+    parser.add_argument("--poll-s", type=float, default=2.0, help="the sender's poll interval")
     parser.add_argument("--burst", type=int, default=10000, help="notices in phase 2")
     parser.add_argument("--batch", type=int, default=0, help="the sender's round (0: its own)")
     parser.add_argument("--seed", type=int, default=18)
+    parser.add_argument(
+        "--email", action="store_true", help="players get every notice by e-mail too (SMTP)"
+    )
     parser.add_argument("--url", default="", help="a database URL (default: a new SQLite file)")
     args = parser.parse_args()
     if args.players < 2:
