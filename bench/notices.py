@@ -38,12 +38,13 @@ delivery rate, and the load average (the machine's other work counts: quote it).
 
     python3 bench/notices.py [--players N] [--games N] [--moves-per-game N] [--day-s S]
                              [--writers N] [--poll-s S] [--burst N] [--batch N]
-                             [--email] [--seed N] [--url URL]
+                             [--email] [--smtp-connections N] [--seed N] [--url URL]
 
 ``--url`` runs on that database (e.g. a throwaway PostgreSQL's
 ``postgresql+asyncpg://…/db``; it must be empty: the bench migrates it and adds its
 players); by default a new SQLite file in a temporary folder. ``--batch`` sets the
-sender's round size (how many notices one claim takes).
+sender's round size (how many notices one claim takes), ``--smtp-connections`` how many
+SMTP connections a round's e-mails share.
 """
 
 from __future__ import annotations
@@ -194,7 +195,7 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
     }
     schedule = day_schedule(args.games, args.moves_per_game, rng)
 
-    sender = make_sender(db, clock, args.batch, smtp_port, args.poll_s)
+    sender = make_sender(db, clock, args.batch, smtp_port, args.poll_s, args.smtp_connections)
     sender.start()
 
     channels = ("push", "email") if args.email else ("push",)
@@ -267,7 +268,7 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
         chunk = partial(backlog, start=start, end=min(start + 500, args.burst))
         for title in await db.transact(chunk):
             burst.update({(ch, title): time.time() for ch in channels})
-    sender = make_sender(db, clock, args.batch, smtp_port, args.poll_s)
+    sender = make_sender(db, clock, args.batch, smtp_port, args.poll_s, args.smtp_connections)
     t2 = time.time()
     sender.start()
     await wait_idle(db, 300)
@@ -303,13 +304,19 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
         "undelivered": sum(k not in arrived for k in [*written, *burst]),
         "duplicates": sum(n - 1 for n in times.values() if n > 1),
         "outbox": counts, "batch": sender.batch, "poll_s": args.poll_s,
+        "smtp_connections": sender.smtp_connections,
         "channels": "+".join(channels),
         "database": "postgresql" if url.startswith("postgresql") else "sqlite",
     }  # fmt: skip
 
 
 def make_sender(
-    db: Database, clock: SystemClock, batch: int, smtp_port: int, poll_s: float
+    db: Database,
+    clock: SystemClock,
+    batch: int,
+    smtp_port: int,
+    poll_s: float,
+    smtp_connections: int = 0,
 ) -> Sender:
     sender = Sender(
         db, clock,
@@ -319,6 +326,8 @@ def make_sender(
     )  # fmt: skip
     if batch:
         sender.batch = batch
+    if smtp_connections:
+        sender.smtp_connections = smtp_connections
     return sender
 
 
@@ -344,6 +353,9 @@ def main() -> None:
     parser.add_argument("--poll-s", type=float, default=2.0, help="the sender's poll interval")
     parser.add_argument("--burst", type=int, default=10000, help="notices in phase 2")
     parser.add_argument("--batch", type=int, default=0, help="the sender's round (0: its own)")
+    parser.add_argument(
+        "--smtp-connections", type=int, default=0, help="a round's SMTP connections (0: its own)"
+    )
     parser.add_argument("--seed", type=int, default=18)
     parser.add_argument(
         "--email", action="store_true", help="players get every notice by e-mail too (SMTP)"
