@@ -39,12 +39,14 @@ delivery rate, and the load average (the machine's other work counts: quote it).
     python3 bench/notices.py [--players N] [--games N] [--moves-per-game N] [--day-s S]
                              [--writers N] [--poll-s S] [--burst N] [--batch N]
                              [--email] [--smtp-connections N] [--seed N] [--url URL]
+                             [--profile FILE]
 
 ``--url`` runs on that database (e.g. a throwaway PostgreSQL's
 ``postgresql+asyncpg://…/db``; it must be empty: the bench migrates it and adds its
 players); by default a new SQLite file in a temporary folder. ``--batch`` sets the
 sender's round size (how many notices one claim takes), ``--smtp-connections`` how many
-SMTP connections a round's e-mails share.
+SMTP connections a round's e-mails share; ``--profile FILE`` writes a cProfile of the
+bench's own process (writers and sender; not the receiving servers).
 """
 
 from __future__ import annotations
@@ -357,6 +359,7 @@ def main() -> None:
         "--smtp-connections", type=int, default=0, help="a round's SMTP connections (0: its own)"
     )
     parser.add_argument("--seed", type=int, default=18)
+    parser.add_argument("--profile", default="", help="write the bench process's cProfile here")
     parser.add_argument(
         "--email", action="store_true", help="players get every notice by e-mail too (SMTP)"
     )
@@ -366,7 +369,14 @@ def main() -> None:
         parser.error("--players must be at least 2")
     with tempfile.TemporaryDirectory() as tmp:
         url = args.url or f"sqlite+aiosqlite:///{Path(tmp) / 'bench.sqlite3'}"
-        result = asyncio.run(run(args, url))
+        if args.profile:
+            import cProfile
+
+            with cProfile.Profile() as profile:
+                result = asyncio.run(run(args, url))
+            profile.dump_stats(args.profile)
+        else:
+            result = asyncio.run(run(args, url))
     load = os.getloadavg()
     for k, v in result.items():
         print(f"{k:>20}: {v}")
