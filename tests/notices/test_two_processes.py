@@ -120,8 +120,8 @@ async def pg_db(pg_url: str, pg_template: str) -> AsyncIterator[str]:
 
 
 async def play_games(games: GameService, users: list[User], rng: random.Random) -> None:
-    """Random legal backgammon moves in one game per pair, ``MOVES`` in all, a few
-    milliseconds apart (a game that ends is followed by the next of the money game)."""
+    """Random legal backgammon moves in one game per pair, ``MOVES`` in all, 10 to 40
+    ms apart (a game that ends is followed by the next of the money game)."""
     rules = games.registry["backgammon"]
     ids = []
     for a, b in zip(users[::2], users[1::2], strict=True):
@@ -142,7 +142,7 @@ async def play_games(games: GameService, users: list[User], rng: random.Random) 
         await games.submit(
             snap.info.id, uid, rules.format_move(snap.state, move), snap.info.version
         )
-        await asyncio.sleep(rng.uniform(0, 0.02))
+        await asyncio.sleep(rng.uniform(0.01, 0.04))
 
 
 async def send_mails(mail: Mail, users: list[User], rng: random.Random) -> None:
@@ -194,7 +194,10 @@ async def test_two_door_serve_processes_deliver_each_notice_exactly_once(
     logs = "\n".join(d.text() for d in doors)
     assert {r.status for r in rows} == {"sent"}, (Counter(r.status for r in rows), logs[-3000:])
     by_kind = Counter(r.kind for r in rows if r.channel == "email")
-    assert by_kind["your_turn"] >= 20 and by_kind["message"] >= 10 and by_kind["reminder"] >= 10
+    # (how many depends on timing: a notice still pending when its next event comes stands
+    # for both) at least a turn and a reminder in every game, and a message
+    assert by_kind["your_turn"] >= PLAYERS // 2 and by_kind["reminder"] >= PLAYERS // 2
+    assert by_kind["message"] >= 1 and sum(by_kind.values()) >= 60, by_kind
 
     # each row arrived once on its channel, and nothing arrived that is not a row
     expected_mail = Counter((r.address, r.title) for r in rows if r.channel == "email")
