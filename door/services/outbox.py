@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from urllib.parse import urlsplit
 
 from door.services import timecontrol as tc
+from door.services.claims import process_owner
 from door.services.clock import Clock
 from door.store.db import Database
 from door.store.records import NewOutbox, NoticePrefsRecord
@@ -43,6 +44,10 @@ ONCE_KINDS = frozenset({"confirm", "test"})
 """Kinds never held for the digest."""
 REMINDER_HOURS = (24, 2)
 """How long before a move's deadline a reminder is sent (the issue's defaults)."""
+SWEEP_LEASE = "reminder-sweep"
+SWEEP_LEASE_S = 60.0
+"""How long one process's hold on the reminders' sweep lasts after its last sweep (then
+another process's sender sweeps: the first one died)."""
 EMAIL_MAX = 254
 URL_MAX = 500
 
@@ -116,6 +121,9 @@ class Outbox:
         self.mail_enabled = mail_enabled
         self.default_zone = "UTC"
         """The zone of a player without one (build_services sets the sysop's)."""
+        self.owner = process_owner()
+        """Who holds the reminders' sweep (see :meth:`sweep_reminders`)."""
+        self.sweep_lease_s = SWEEP_LEASE_S
 
     # --- in the event's transaction ------------------------------------------------------
 
@@ -174,13 +182,21 @@ class Outbox:
         """Write the reminders now due: for each active game whose deadline is within
         the largest of ``hours``, one reminder to the player to act for the smallest
         threshold already reached (a turn with 90 minutes left gets the 2 h one, not
-        both), once per deadline (``ref`` names the threshold and the deadline)."""
+        both), once per deadline (``ref`` names the threshold and the deadline).
+
+        One process sweeps at a time: the sweep's transaction first takes a lease (held
+        on by its owner from sweep to sweep), so two processes never both read "not yet
+        written" and then both write a reminder, one after the other was already sent
+        (the pending-row rule cannot stop that). On PostgreSQL the second process's take
+        waits for the first one's commit, then finds the lease held and does nothing."""
         if not hours:
             return 0
         now = self.clock.now()
         steps = sorted(hours)
 
         def write(repo: Repository) -> int:
+            if not repo.take_lease(SWEEP_LEASE, 0, self.owner, self.sweep_lease_s).taken:
+                return 0
             due = repo.reminders_due(now, now + timedelta(hours=steps[-1]))
             if not due:
                 return 0

@@ -7,7 +7,8 @@ sent, to be retried (the wait doubling from ``[notices] retry_first_s``) or fail
 the reason once ``give_up_after_s`` has passed since it was written. A process killed
 while sending leaves its lease to run out; the notice is then sent by whoever claims it
 next (at least once: an SMTP server that accepted it just before the kill gets it
-again; door never drops one).
+again; door never drops one). A round's e-mails share a few SMTP connections
+(:class:`SmtpRound`), closed when the round ends.
 """
 
 from __future__ import annotations
@@ -121,6 +122,71 @@ class Outcome:
     why: str = ""
 
 
+class SmtpRound:
+    """One round's SMTP connections: up to ``size`` open at once, each carrying one
+    message after another (MAIL, RCPT, DATA: not a new connection, greeting, EHLO and
+    login for each), all closed with QUIT when the round ends, so none is left idle for
+    the server to time out between rounds."""
+
+    def __init__(self, mail: MailConfig, size: int) -> None:
+        self.mail = mail
+        self._slots = asyncio.Semaphore(max(1, size))
+        self._idle: list[aiosmtplib.SMTP] = []
+
+    def _client(self) -> aiosmtplib.SMTP:
+        m = self.mail
+        kwargs: dict[str, Any] = {}
+        if m.user:
+            kwargs.update(username=m.user, password=m.password)
+        return aiosmtplib.SMTP(
+            hostname=m.host, port=m.port, use_tls=m.security == "tls",
+            start_tls=m.security == "starttls", timeout=m.timeout_s, **kwargs,
+        )  # fmt: skip
+
+    async def send(self, msg: EmailMessage) -> None:
+        """Send ``msg`` over a connection of the round (a new one if none is free); the
+        library's errors as ``aiosmtplib.send`` raises them. A connection that fails is
+        closed, not reused; one the server closed since its last message is replaced
+        once (the message was not taken: the server hung up before it)."""
+        async with self._slots:
+            client = self._idle.pop() if self._idle else None
+            if client is not None and not client.is_connected:
+                client = None
+            reused = client is not None
+            if client is None:
+                client = self._client()
+                await client.connect()
+            try:
+                await client.send_message(msg)
+            except aiosmtplib.SMTPServerDisconnected:
+                client.close()
+                if not reused:
+                    raise
+                client = self._client()
+                await client.connect()
+                try:
+                    await client.send_message(msg)
+                except BaseException:
+                    client.close()
+                    raise
+            except BaseException:
+                client.close()
+                raise
+            self._idle.append(client)
+
+    async def close(self) -> None:
+        """QUIT every connection the round opened."""
+        idle, self._idle = self._idle, []
+
+        async def quit(client: aiosmtplib.SMTP) -> None:
+            try:
+                await asyncio.wait_for(client.quit(), 5)
+            except Exception:  # gone already, or slow to say goodbye: it is closed anyway
+                client.close()
+
+        await asyncio.gather(*(quit(c) for c in idle))
+
+
 class Sender:
     """Claims and sends the outbox (see the module's docstring)."""
 
@@ -147,6 +213,8 @@ class Sender:
         self._http: aiohttp.ClientSession | None = None
         self._wake = asyncio.Event()
         self.batch = 50
+        self.smtp_connections = 8
+        """How many SMTP connections one round opens at most (its e-mails share them)."""
 
     def wake(self) -> None:
         """Look at the outbox now rather than at the next poll."""
@@ -204,26 +272,30 @@ class Sender:
         groups: dict[tuple[int, str, str] | int, list[OutboxRecord]] = {}
         for n in claimed:
             groups.setdefault((n.user_id, n.channel, n.address) if n.digest else n.id, []).append(n)
-        done = await asyncio.gather(*(self._group(g) for g in groups.values()))
-        outcomes = [o for group in done for o in group]
-        delivered = [o.notice.id for o in outcomes if o.status == "delivered"]
-        if not delivered:
-            return outcomes
-        at = self.clock.now()
-        # one transaction marks the whole round's deliveries (a kill before it: the
-        # leases run out and they are sent again: at least once, never lost)
-        kept = await self.db.transact(partial(_mark_sent, delivered, self.owner, at))
+        smtp = SmtpRound(self.mail, self.smtp_connections)
+        try:
+            done = await asyncio.gather(*(self._group(g, smtp) for g in groups.values()))
+            outcomes = [o for group in done for o in group]
+            delivered = [o.notice.id for o in outcomes if o.status == "delivered"]
+            if not delivered:
+                return outcomes
+            at = self.clock.now()
+            # one transaction marks the whole round's deliveries (a kill before it: the
+            # leases run out and they are sent again: at least once, never lost)
+            kept = await self.db.transact(partial(_mark_sent, delivered, self.owner, at))
+        finally:
+            await smtp.close()
         return [
             replace(o, status="sent" if o.notice.id in kept else "lost")
             if o.status == "delivered" else o
             for o in outcomes
         ]  # fmt: skip
 
-    async def _group(self, notices: list[OutboxRecord]) -> list[Outcome]:
+    async def _group(self, notices: list[OutboxRecord], smtp: SmtpRound) -> list[Outcome]:
         first = notices[0]
         title, body = (first.title, first.body) if len(notices) == 1 else digest_of(notices)
         try:
-            await self.deliver(replace(first, title=title, body=body))
+            await self.deliver(replace(first, title=title, body=body), smtp)
         except DeliveryError as exc:
             return [await self._failed(n, str(exc), exc.permanent) for n in notices]
         except Exception as exc:  # a library's own error: record it, retry
@@ -246,17 +318,19 @@ class Sender:
         await self.db.transact(lambda repo: repo.notice_retry(notice.id, self.owner, due, why))
         return Outcome(notice, "retry", why)
 
-    async def deliver(self, notice: OutboxRecord) -> None:
-        """Send one notice over its channel; :class:`DeliveryError` if it was not
-        accepted."""
+    async def deliver(self, notice: OutboxRecord, smtp: SmtpRound | None = None) -> None:
+        """Send one notice over its channel (an e-mail over one of ``smtp``'s connections,
+        else a connection of its own); :class:`DeliveryError` if it was not accepted."""
         if notice.channel == "email":
-            await self.send_email(notice.address, notice.title, notice.body)
+            await self.send_email(notice.address, notice.title, notice.body, smtp)
         elif notice.channel == "push":
             await self.send_push(notice.address, notice.title, notice.body)
         else:
             raise DeliveryError(f"no such channel {notice.channel!r}", permanent=True)
 
-    async def send_email(self, to: str, subject: str, body: str) -> None:
+    async def send_email(
+        self, to: str, subject: str, body: str, smtp: SmtpRound | None = None
+    ) -> None:
         m = self.mail
         if not m.host:
             raise DeliveryError("e-mail is not configured ([mail] host)")
@@ -269,18 +343,17 @@ class Sender:
         msg["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2] or None)
         msg["Auto-Submitted"] = "auto-generated"
         msg.set_content(body)
-        kwargs: dict[str, Any] = {}
-        if m.user:
-            kwargs.update(username=m.user, password=m.password)
+        own = smtp is None
+        connections = SmtpRound(m, 1) if smtp is None else smtp
         try:
-            await aiosmtplib.send(
-                msg, hostname=m.host, port=m.port, use_tls=m.security == "tls",
-                start_tls=m.security == "starttls", timeout=m.timeout_s, **kwargs,
-            )  # fmt: skip
+            await connections.send(msg)
         except aiosmtplib.SMTPRecipientsRefused as exc:
             raise DeliveryError(f"the mail server refused {to}: {exc}", permanent=True) from None
         except (aiosmtplib.SMTPException, OSError) as exc:
             raise DeliveryError(f"SMTP {m.host}:{m.port}: {exc}") from None
+        finally:
+            if own:
+                await connections.close()
 
     async def send_push(self, url: str, title: str, body: str) -> None:
         p = self.push
