@@ -387,7 +387,7 @@ class Sender:
 
 def _mark_sent(ids: list[int], owner: str, at: datetime, repo: Repository) -> set[int]:
     """Mark ``owner``'s delivered notices sent; the ids whose lease was still theirs."""
-    return {i for i in ids if repo.notice_sent(i, owner, at)}
+    return repo.notices_sent(ids, owner, at)
 
 
 def digest_of(notices: Sequence[OutboxRecord]) -> tuple[str, str]:

@@ -1398,12 +1398,16 @@ class OutboxQueries:
             _outbox,
         )
         mine = and_(c.id == p("w_id"), c.lease_owner == p("w_owner"), c.status == "pending")
-        self.sent = _write(
-            "notice_sent",
-            update(o).where(mine).values(
-                status="sent", sent_at=p("sent_at"), lease_owner="", lease_until=0.0,
-                attempts=c.attempts + 1,
-            ),
+        # a whole round's deliveries in one statement (one round trip on PostgreSQL)
+        self.sent = Query(
+            "notices_sent",
+            update(o)
+            .where(and_(c.id.in_(p("w_ids", expanding=True)), c.lease_owner == p("w_owner"),
+                        c.status == "pending"))
+            .values(status="sent", sent_at=p("sent_at"), lease_owner="", lease_until=0.0,
+                    attempts=c.attempts + 1)
+            .returning(c.id),
+            _one_int,
         )  # fmt: skip
         self.retry = _write(
             "notice_retry",

@@ -916,10 +916,13 @@ class Repository:
         params = {"now": now, "owner": owner, "ttl": ttl_s, "limit": limit}
         return self._run.rows(self._outbox().claim, params)
 
-    def notice_sent(self, notice_id: int, owner: str, at: datetime) -> bool:
-        """Mark ``owner``'s leased notice sent; False if the lease was lost."""
-        params = {"w_id": notice_id, "w_owner": owner, "sent_at": at}
-        return self._run.execute(self._outbox().sent, params) == 1
+    def notices_sent(self, notice_ids: Sequence[int], owner: str, at: datetime) -> set[int]:
+        """Mark ``owner``'s leased notices sent, in one statement; the ids whose lease was
+        still ``owner``'s (the others were lost and are left as they are)."""
+        if not notice_ids:
+            return set()
+        params = {"w_ids": list(notice_ids), "w_owner": owner, "sent_at": at}
+        return set(self._run.rows(self._outbox().sent, params))
 
     def notice_retry(self, notice_id: int, owner: str, due_at: datetime, error: str) -> bool:
         """Put ``owner``'s leased notice back, to be tried again at ``due_at``."""
