@@ -32,7 +32,7 @@ file in the repository (lower is stronger).
 
 Needs bgsage and numpy (used here only: door itself evaluates in pure Python). The fit is
 deterministic on one machine: bgsage's evaluations are, and numpy runs single-threaded
-here. About ten minutes of one core at the defaults.
+here. About four minutes of one idle core at the defaults (1.37 million positions).
 """
 
 from __future__ import annotations
