@@ -31,7 +31,7 @@ import functools
 import json
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from itertools import repeat
@@ -115,17 +115,28 @@ class Net:
 
     def evaluate(self, board: Sequence[int]) -> list[float]:
         """The five outputs for ``board``: :meth:`outputs` of its :func:`features`, but
-        adding one precomputed row per occupied point (the same sums in another order)."""
+        adding one precomputed row per occupied point, all rows summed at once (the same
+        sums in another order)."""
         points = self.points
         rows = self.hidden
-        acc: Sequence[float] = rows[BIAS]
+        picked: list[Iterable[float]] = [rows[BIAS]]
+        own = board[25]
+        opp = board[0]
+        mine = 25 * own
+        theirs = 25 * opp
         for i in range(1, 25):
             n = board[i]
             if n:
-                acc = list(map(add, acc, points[i - 1][n + 15]))
-        for idx, value in _global_inputs(board):
-            acc = list(map(add, acc, map(mul, rows[idx], repeat(value))))
-        return self._finish(acc)
+                picked.append(points[i - 1][n + 15])
+                if n > 0:
+                    own += n
+                    mine += n * i
+                else:
+                    opp -= n
+                    theirs -= n * (25 - i)
+        for idx, value in _race_inputs(board, own, opp, mine, theirs):
+            picked.append(map(mul, rows[idx], repeat(value)))
+        return self._finish(list(map(sum, zip(*picked, strict=True))))
 
     def _finish(self, acc: Sequence[float]) -> list[float]:
         h = [1.0 / (1.0 + math.exp(-a)) if a > -700.0 else 0.0 for a in acc]
@@ -297,10 +308,18 @@ def _point_inputs(i: int, n: int) -> list[tuple[int, float]]:
 
 def _global_inputs(board: Sequence[int]) -> list[tuple[int, float]]:
     """The non-zero inputs that are not per point, the bias aside."""
-    out: list[tuple[int, float]] = []
     own = board[25] + sum(n for n in board[1:25] if n > 0)
     opp = board[0] - sum(n for n in board[1:25] if n < 0)
     mine, theirs = pip_counts(board)
+    return _race_inputs(board, own, opp, mine, theirs)
+
+
+def _race_inputs(
+    board: Sequence[int], own: int, opp: int, mine: int, theirs: int
+) -> list[tuple[int, float]]:
+    """:func:`_global_inputs`, given each side's checkers left (``own``, ``opp``) and
+    pips (``mine``, ``theirs``)."""
+    out: list[tuple[int, float]] = []
     if board[25]:
         out.append((192, board[25] / 2.0))
     if board[0]:
