@@ -74,19 +74,23 @@ class BgLevel:
 
 BG_LEVEL_TABLE: tuple[BgLevel, ...] = (
     BgLevel("bg-beginner", "Beginner", "plays by feel, often misjudges", "1ply", 0.10, 0.08,
-            1250.0, 34.0, None),
+            1250.0, 34.0, 43.0),
     BgLevel("bg-casual", "Casual", "knows the basics, slips often", "1ply", 0.05,
-            0.04, 1450.0, 17.0, None),
-    BgLevel("bg-club", "Club", "a solid club player", "1ply", 0.03, 0.02, 1650.0, 8.9, None),
+            0.04, 1450.0, 17.0, 25.0),
+    BgLevel("bg-club", "Club", "a solid club player", "1ply", 0.03, 0.02, 1650.0, 8.9, 22.0),
     BgLevel("bg-strong", "Strong", "a strong program, one roll deep", "1ply",
-            0.010, 0.0, 1850.0, 3.8, 45.0),
+            0.010, 0.0, 1850.0, 3.8, 12.9),
     BgLevel("bg-expert", "Expert", "looks two rolls ahead", "2ply", 0.0,
-            0.0, 2000.0, 1.9, 45.0),
+            0.0, 2000.0, 1.9, 12.9),
 )  # fmt: skip
 """The backgammon levels, weakest first. Error figures: bench/strength.py, 24 money games
 per level against the expert (load average 6.3 on 2 cores); the expert's own 1.9 is gnubg
-2-ply's analysis (issue 22), since bgsage 2-ply cannot judge its own plays; the fallback's
-45 is its noiseless setting (strong and expert)."""
+2-ply's analysis (issue 22), since bgsage 2-ply cannot judge its own plays. The fallback's
+figures (no bgsage: the network of :mod:`door.games.backgammon.pubeval`, one evaluation
+per play) are the same bench against the same reference: 12.9 over 200 games of its
+noiseless setting (strong and expert alike), and 60 games each of the noisier three
+(load average 3-4.5 on 2 cores; move time p95 under 10 ms). The noisy fallback levels lose
+most at the cube: their noise falls on the fallback's rough cube equities."""
 
 LEVEL_ALIASES: dict[str, str] = {"bg-intermediate": "bg-strong"}
 """Retired level names and the level that now plays their seats: ``bg-intermediate``

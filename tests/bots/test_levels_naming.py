@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -54,13 +55,27 @@ def test_descriptions_carry_the_strength_measured_with_bgsage(
     assert "~1.9 errors/1000" in described["bg-expert"]
 
 
-def test_without_bgsage_a_level_not_measured_there_says_so(
+def test_without_bgsage_each_level_carries_the_strength_measured_there(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(bgengine, "has_bgsage", lambda: False)
     described = dict(bg_levels())
-    assert "(unmeasured, no bgsage)" in described["bg-beginner"]
-    assert "errors/1000, no bgsage" in described["bg-expert"]
+    for lv in BG_LEVEL_TABLE:
+        assert lv.error_fallback is not None, lv.name
+        assert f"(~{lv.error_fallback:.0f} errors/1000, no bgsage)" in described[lv.name]
+
+
+def test_a_level_not_measured_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bgengine, "has_bgsage", lambda: False)
+    lv = replace(bg_level("bg-beginner"), error_fallback=None)
+    assert bgengine.describe(lv, bgsage=False).endswith("(unmeasured, no bgsage)")
+
+
+def test_without_bgsage_the_noiseless_levels_reach_the_casual_band() -> None:
+    # Issue 22: the pure-Python fallback plays at least as well as "casual" (<= 18).
+    for name in ("bg-strong", "bg-expert"):
+        err = bg_level(name).error_fallback
+        assert err is not None and err <= 18, name
 
 
 def test_the_retired_intermediate_level_plays_as_strong() -> None:

@@ -4,8 +4,8 @@
 match between noisy bots, a beaver taken and a beaver dropped) and, for each, the review
 ``review_log`` made of it with the pure-Python engine and with bgsage (1-ply) before its
 decision scoring became a table of scorers (the pure-Python figures again after the
-fallback's weights were refitted by tools/fit_pubeval.py, the bgsage ones untouched). Any
-change to what a review counts or how it scores a decision shows here.
+fallback's evaluator became the network of tools/fit_fallback_net.py, the bgsage ones
+untouched). Any change to what a review counts or how it scores a decision shows here.
 """
 
 from __future__ import annotations

@@ -1,18 +1,19 @@
 """A pure-Python backgammon evaluator and cube policy: the fallback where bgsage is absent.
 
-In the style of Tesauro's *pubeval*: a linear function of a raw board encoding, with one
-weight set for contact positions and one for races. Where pubeval gives one score for
-ranking plays, this one has five linear heads squashed by a logistic function, giving the
-probabilities of winning, of a gammon given a win, of a backgammon given a gammon, and the
-same for losing. Those make a cubeless equity for choosing plays and a win probability for
-the cube.
+The module keeps the name of Tesauro's *pubeval*, which it began as, but the evaluator is
+now a small neural network: one hidden layer of sigmoid units over a raw board encoding
+(pubeval's four inputs per point and side, bars, borne-off counts, the pip race) and one
+hand-made input (the chance the opponent on roll hits a blot), with five sigmoid outputs:
+the probabilities of winning, of a gammon given a win, of a backgammon given a gammon, and
+the same for losing. There is one network for contact positions and one for races. The
+outputs make a cubeless equity for choosing plays and a win probability for the cube.
 
 The weights are door's own, in ``pubeval_weights.json`` beside this module (loaded once,
-with :mod:`importlib.resources`, by :func:`shipped_weights`): a logistic regression of
-those five targets onto :func:`features`, over positions from seeded bgsage self-play,
-each labelled by bgsage's 1-ply evaluation. ``tools/fit_pubeval.py`` made the file and
-makes it again (its docstring gives the inputs, seed and command, and ``--check``
-compares); a sensible but beatable opponent.
+with :mod:`importlib.resources`, by :func:`shipped_weights`): fitted to bgsage's
+evaluations of over a million positions from seeded, partly noisy bgsage self-play.
+``tools/fit_fallback_net.py`` made the file and makes it again (its docstring gives the
+inputs, seed and command, and ``--check`` compares). Evaluation exploits the encoding's
+sparsity: the hidden sums add up the weight rows of the few non-zero inputs.
 
 Boards here use the 26-entry *engine board*, from the view of one player (the one who just
 moved, for :func:`probabilities`): entries 1..24 are his points 1..24 (positive: his
@@ -30,16 +31,23 @@ import functools
 import json
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from itertools import repeat
+from operator import add, mul
+from typing import Any
 
 Probs = tuple[float, float, float, float, float]
 """(win, gammon win, backgammon win, gammon loss, backgammon loss), each cumulative
 (a gammon counts among the wins, a backgammon among the gammons), bgsage's order."""
 
-N_FEATURES = 24 * 8 + 9
-"""Inputs of each linear head: 8 per point, then bars, borne-off counts, bias, race."""
+N_FEATURES = 24 * 8 + 10
+"""Inputs of each network: 8 per point, then bars, borne-off counts, bias, the pip race
+and the shot chance (see :func:`features`)."""
+
+BIAS = 196
+"""The input that is always 1 (its weight row is the hidden layer's bias)."""
 
 HEADS = (
     "win",
@@ -48,48 +56,132 @@ HEADS = (
     "gammon_loss|loss",
     "backgammon_loss|gammon_loss",
 )
-"""What each head's logistic gives: the first outcome, given the second (if any)."""
+"""What each output gives: the first outcome, given the second (if any)."""
 
-Row = tuple[float, float, float, float, float]
-"""One feature's weight in each of the five heads."""
+
+@dataclass(frozen=True)
+class Net:
+    """One network: ``hidden`` has a row of hidden-unit weights per input
+    (:data:`N_FEATURES` rows; row :data:`BIAS` is the bias), ``out`` a row of weights on
+    the hidden units per output (five rows, :data:`HEADS`), ``out_bias`` the outputs'
+    biases."""
+
+    hidden: tuple[tuple[float, ...], ...]
+    out: tuple[tuple[float, ...], ...]
+    out_bias: tuple[float, ...]
+    points: tuple[tuple[tuple[float, ...], ...], ...] = ()
+    """Derived from ``hidden`` by :meth:`from_data`: for point ``i`` (1..24) holding
+    ``n`` checkers (-15..15, negative the opponent's), ``points[i - 1][n + 15]`` is the
+    sum of the rows of that point's inputs, so a board costs one addition per point."""
+
+    @property
+    def size(self) -> int:
+        """The number of hidden units."""
+        return len(self.out[0])
+
+    @classmethod
+    def from_data(cls, data: Any, name: str, rows: int = N_FEATURES) -> Net:
+        """The network in ``data`` (the weights file's ``name`` entry: ``hidden``,
+        ``out``, ``out_bias``); ``ValueError`` if it is misshapen."""
+        if not isinstance(data, dict):
+            raise ValueError(f"pubeval weights: {name!r} must be an object")
+        hidden, out, bias = data.get("hidden"), data.get("out"), data.get("out_bias")
+        if not isinstance(hidden, list) or len(hidden) != rows:
+            raise ValueError(f"pubeval weights: {name!r} needs {rows} hidden rows")
+        if not isinstance(out, list) or len(out) != len(HEADS):
+            raise ValueError(f"pubeval weights: {name!r} needs {len(HEADS)} output rows")
+        if not isinstance(bias, list) or len(bias) != len(HEADS):
+            raise ValueError(f"pubeval weights: {name!r} needs {len(HEADS)} output biases")
+        size = len(out[0]) if isinstance(out[0], list) else 0
+        if size == 0 or any(not isinstance(r, list) or len(r) != size for r in hidden + out):
+            raise ValueError(f"pubeval weights: each {name!r} row has the same length")
+        rows_ = tuple(tuple(float(v) for v in r) for r in hidden)
+        return cls(
+            hidden=rows_,
+            out=tuple(tuple(float(v) for v in r) for r in out),
+            out_bias=tuple(float(v) for v in bias),
+            points=tuple(
+                tuple(_summed(rows_, size, _point_inputs(i, n)) for n in range(-15, 16))
+                for i in range(1, 25)
+            )
+            if rows == N_FEATURES
+            else (),
+        )
+
+    def outputs(self, inputs: Sequence[tuple[int, float]]) -> list[float]:
+        """The five outputs (each in (0, 1)) for the non-zero ``inputs`` of
+        :func:`features`."""
+        return self._finish(_summed(self.hidden, self.size, inputs))
+
+    def evaluate(self, board: Sequence[int]) -> list[float]:
+        """The five outputs for ``board``: :meth:`outputs` of its :func:`features`, but
+        adding one precomputed row per occupied point, all rows summed at once (the same
+        sums in another order)."""
+        points = self.points
+        rows = self.hidden
+        picked: list[Iterable[float]] = [rows[BIAS]]
+        own = board[25]
+        opp = board[0]
+        mine = 25 * own
+        theirs = 25 * opp
+        for i in range(1, 25):
+            n = board[i]
+            if n:
+                picked.append(points[i - 1][n + 15])
+                if n > 0:
+                    own += n
+                    mine += n * i
+                else:
+                    opp -= n
+                    theirs -= n * (25 - i)
+        for idx, value in _race_inputs(board, own, opp, mine, theirs):
+            picked.append(map(mul, rows[idx], repeat(value)))
+        return self._finish(list(map(sum, zip(*picked, strict=True))))
+
+    def _finish(self, acc: Sequence[float]) -> list[float]:
+        h = [1.0 / (1.0 + math.exp(-a)) if a > -700.0 else 0.0 for a in acc]
+        return [
+            _sigmoid(b + sum(map(mul, h, row)))
+            for b, row in zip(self.out_bias, self.out, strict=True)
+        ]
+
+
+def _summed(
+    rows: Sequence[Sequence[float]], size: int, inputs: Sequence[tuple[int, float]]
+) -> tuple[float, ...]:
+    """The hidden sums: each input's row times its value, added up."""
+    acc: Sequence[float] = (0.0,) * size
+    for idx, value in inputs:
+        acc = list(map(add, acc, map(mul, rows[idx], repeat(value))))
+    return tuple(acc)
 
 
 @dataclass(frozen=True)
 class Weights:
-    """Two weight sets of :data:`N_FEATURES` rows: one for contact positions, one for
-    races (:func:`is_race`)."""
+    """Two networks: one for contact positions, one for races (:func:`is_race`)."""
 
-    contact: tuple[Row, ...]
-    race: tuple[Row, ...]
+    contact: Net
+    race: Net
 
     @classmethod
     def from_json(cls, text: str, rows: int = N_FEATURES) -> Weights:
-        """Read the weights file's text (``contact`` and ``race``: ``rows`` rows of five
-        numbers each); ``ValueError`` if a table is misshapen.
+        """Read the weights file's text (``contact`` and ``race``: a network each, of
+        ``rows`` inputs); ``ValueError`` if either is misshapen.
 
-        >>> w = Weights.from_json('{"contact": [[0, 0, 0, 0, 0]], "race": [[1, 2, 3, 4, 5]]}', 1)
-        >>> w.race
-        ((1.0, 2.0, 3.0, 4.0, 5.0),)
+        >>> one = {"hidden": [[1, 2]], "out": [[0, 0]] * 5, "out_bias": [0] * 5}
+        >>> w = Weights.from_json(json.dumps({"contact": one, "race": one}), 1)
+        >>> w.race.size, w.race.hidden
+        (2, ((1.0, 2.0),))
         """
         data = json.loads(text)
-        tables = []
-        for name in ("contact", "race"):
-            table = data.get(name) if isinstance(data, dict) else None
-            if not isinstance(table, list) or len(table) != rows:
-                raise ValueError(f"pubeval weights: {name!r} needs {rows} rows")
-            if any(not isinstance(r, list) or len(r) != len(HEADS) for r in table):
-                raise ValueError(f"pubeval weights: each {name!r} row has {len(HEADS)} numbers")
-            tables.append(tuple(_row(r) for r in table))
-        return cls(contact=tables[0], race=tables[1])
+        if not isinstance(data, dict):
+            raise ValueError("pubeval weights: the file must hold an object")
+        contact, race = (Net.from_data(data.get(name), name, rows) for name in ("contact", "race"))
+        return cls(contact=contact, race=race)
 
-    def for_board(self, board: Sequence[int]) -> tuple[Row, ...]:
-        """The set that applies to ``board``."""
+    def for_board(self, board: Sequence[int]) -> Net:
+        """The network that applies to ``board``."""
         return self.race if is_race(board) else self.contact
-
-
-def _row(numbers: list[float]) -> Row:
-    a, b, c, d, e = (float(n) for n in numbers)
-    return (a, b, c, d, e)
 
 
 WEIGHTS_FILE = "pubeval_weights.json"
@@ -101,7 +193,7 @@ def shipped_weights() -> Weights:
     """The weights in ``pubeval_weights.json``, read once (they never change while door
     runs; the cache stands in for the literal tables this module used to hold).
 
-    >>> len(shipped_weights().contact) == len(shipped_weights().race) == N_FEATURES
+    >>> len(shipped_weights().contact.hidden) == len(shipped_weights().race.hidden)
     True
     """
     weights_file = resources.files("door.games.backgammon").joinpath(WEIGHTS_FILE)
@@ -151,52 +243,115 @@ def pip_counts(board: Sequence[int]) -> tuple[int, int]:
     return mine, theirs
 
 
+_ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
+"""The 21 distinct rolls (a <= b); a non-double comes two ways in 36."""
+
+
+def shot_chance(board: Sequence[int]) -> float:
+    """The chance that the opponent, on roll, can hit one of the mover's blots: the share
+    of the 36 rolls with which some opponent checker reaches a blot, by one die, or by
+    the dice together through points that are not blocked (made by the mover). An
+    opponent on the bar is counted as hitting only from the bar (he must enter first).
+
+    >>> b = [0] * 26; b[10] = 1; b[4] = -2   # a blot six pips in front of two checkers
+    >>> round(36 * shot_chance(b))
+    17
+    """
+    blots = {i for i in range(1, 25) if board[i] == 1}
+    if not blots:
+        return 0.0
+    top = max(blots)
+    hitters = [0] if board[0] else [j for j in range(1, top) if board[j] < 0]
+    if not hitters:
+        return 0.0
+    hits = 0
+    for a, b in _ROLLS:
+        if _roll_hits(board, blots, hitters, a, b):
+            hits += 1 if a == b else 2
+    return hits / 36.0
+
+
+def _roll_hits(board: Sequence[int], blots: set[int], hitters: list[int], a: int, b: int) -> bool:
+    for j in hitters:
+        if a == b:
+            p = j
+            for _ in range(4):
+                p += a
+                if p > 24 or board[p] >= 2:
+                    break
+                if p in blots:
+                    return True
+        else:
+            pa, pb = j + a, j + b
+            if pa in blots or pb in blots:
+                return True
+            if j + a + b in blots and (board[pa] < 2 or board[pb] < 2):
+                return True
+    return False
+
+
+def _point_inputs(i: int, n: int) -> list[tuple[int, float]]:
+    """The inputs of point ``i`` (1..24) holding ``n`` checkers (negative: the opponent's):
+    a blot, a made point, exactly three, and half the checkers beyond three."""
+    base = (i - 1) * 8 + (0 if n > 0 else 4)
+    m = abs(n)
+    if m == 0:
+        return []
+    if m == 1:
+        return [(base, 1.0)]
+    if m == 3:
+        return [(base + 1, 1.0), (base + 2, 1.0)]
+    if m > 3:
+        return [(base + 1, 1.0), (base + 3, (m - 3) / 2.0)]
+    return [(base + 1, 1.0)]
+
+
+def _global_inputs(board: Sequence[int]) -> list[tuple[int, float]]:
+    """The non-zero inputs that are not per point, the bias aside."""
+    own = board[25] + sum(n for n in board[1:25] if n > 0)
+    opp = board[0] - sum(n for n in board[1:25] if n < 0)
+    mine, theirs = pip_counts(board)
+    return _race_inputs(board, own, opp, mine, theirs)
+
+
+def _race_inputs(
+    board: Sequence[int], own: int, opp: int, mine: int, theirs: int
+) -> list[tuple[int, float]]:
+    """:func:`_global_inputs`, given each side's checkers left (``own``, ``opp``) and
+    pips (``mine``, ``theirs``)."""
+    out: list[tuple[int, float]] = []
+    if board[25]:
+        out.append((192, board[25] / 2.0))
+    if board[0]:
+        out.append((193, board[0] / 2.0))
+    if own < 15:
+        out.append((194, (15 - own) / 15.0))
+    if opp < 15:
+        out.append((195, (15 - opp) / 15.0))
+    if theirs != mine:
+        out.append((197, (theirs - mine) / 8.0 / math.sqrt(mine + theirs + 1.0)))
+        out.append((198, (theirs - mine) / 100.0))
+    if mine:
+        out.append((199, mine / 100.0))
+    if theirs:
+        out.append((200, theirs / 100.0))
+    shots = shot_chance(board)
+    if shots:
+        out.append((201, shots))
+    return out
+
+
 def features(board: Sequence[int]) -> list[tuple[int, float]]:
-    """The non-zero features of a post-move board as (index, value) pairs.
+    """The non-zero inputs of a post-move board as (index, value) pairs.
 
     Per point, for each side: a blot, a made point, exactly three, and half the checkers
-    beyond three (pubeval's encoding); then both bars, both borne-off counts, a bias, and
-    the pip race: the opponent's lead (he is on roll) in rolls scaled by the race length,
-    the plain difference, and each count.
+    beyond three (pubeval's encoding); then both bars, both borne-off counts, the bias
+    (:data:`BIAS`), the pip race (the opponent's lead, he being on roll, in rolls scaled
+    by the race length; the plain difference; each count) and :func:`shot_chance`.
     """
-    out: list[tuple[int, float]] = []
-    own = board[25]
-    opp = board[0]
-    for i in range(1, 25):
-        n = board[i]
-        base = (i - 1) * 8
-        if n > 0:
-            own += n
-            if n == 1:
-                out.append((base, 1.0))
-            else:
-                out.append((base + 1, 1.0))
-                if n == 3:
-                    out.append((base + 2, 1.0))
-                elif n > 3:
-                    out.append((base + 3, (n - 3) / 2.0))
-        elif n < 0:
-            m = -n
-            opp += m
-            if m == 1:
-                out.append((base + 4, 1.0))
-            else:
-                out.append((base + 5, 1.0))
-                if m == 3:
-                    out.append((base + 6, 1.0))
-                elif m > 3:
-                    out.append((base + 7, (m - 3) / 2.0))
-    mine, theirs = pip_counts(board)
-    out.append((192, board[25] / 2.0))
-    out.append((193, board[0] / 2.0))
-    out.append((194, (15 - own) / 15.0))
-    out.append((195, (15 - opp) / 15.0))
-    out.append((196, 1.0))
-    out.append((197, (theirs - mine) / 8.0 / math.sqrt(mine + theirs + 1.0)))
-    out.append((198, (theirs - mine) / 100.0))
-    out.append((199, mine / 100.0))
-    out.append((200, theirs / 100.0))
-    return out
+    out = [x for i in range(1, 25) for x in _point_inputs(i, board[i])]
+    out.append((BIAS, 1.0))
+    return out + _global_inputs(board)
 
 
 def _sigmoid(z: float) -> float:
@@ -221,13 +376,8 @@ def probabilities(board: Sequence[int], weights: Weights | None = None) -> Probs
         gammon = theirs == 15
         backgammon = gammon and (board[0] > 0 or any(board[i] < 0 for i in range(1, 7)))
         return (1.0, float(gammon), float(backgammon), 0.0, 0.0)
-    table = (weights or shipped_weights()).for_board(board)
-    z = [0.0] * 5
-    for idx, value in features(board):
-        row = table[idx]
-        for k in range(5):
-            z[k] += row[k] * value
-    s = [_sigmoid(v) for v in z]
+    net = (weights or shipped_weights()).for_board(board)
+    s = net.evaluate(board)
     win = s[0]
     gammon_win = win * s[1]
     bg_win = gammon_win * s[2]
