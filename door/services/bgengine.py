@@ -73,11 +73,11 @@ class BgLevel:
 
 
 BG_LEVEL_TABLE: tuple[BgLevel, ...] = (
-    BgLevel("bg-beginner", "Beginner", "plays by feel, often misjudges", "1ply", 0.10, 0.08,
-            1250.0, 34.0, 43.0),
+    BgLevel("bg-beginner", "Beginner", "plays by feel, often misjudges", "1ply", 0.10, 0.065,
+            1250.0, 34.0, 33.0),
     BgLevel("bg-casual", "Casual", "knows the basics, slips often", "1ply", 0.05,
-            0.04, 1450.0, 17.0, 25.0),
-    BgLevel("bg-club", "Club", "a solid club player", "1ply", 0.03, 0.02, 1650.0, 8.9, 22.0),
+            0.028, 1450.0, 17.0, 17.0),
+    BgLevel("bg-club", "Club", "a solid club player", "1ply", 0.03, 0.014, 1650.0, 8.9, 15.0),
     BgLevel("bg-strong", "Strong", "a strong program, one roll deep", "1ply",
             0.010, 0.0, 1850.0, 3.8, 12.9),
     BgLevel("bg-expert", "Expert", "looks two rolls ahead", "2ply", 0.0,
@@ -88,9 +88,10 @@ per level against the expert (load average 6.3 on 2 cores); the expert's own 1.9
 2-ply's analysis (issue 22), since bgsage 2-ply cannot judge its own plays. The fallback's
 figures (no bgsage: the network of :mod:`door.games.backgammon.pubeval`, one evaluation
 per play) are the same bench against the same reference: 12.9 over 200 games of its
-noiseless setting (strong and expert alike), and 60 games each of the noisier three
-(load average 3-4.5 on 2 cores; move time p95 under 10 ms). The noisy fallback levels lose
-most at the cube: their noise falls on the fallback's rough cube equities."""
+noiseless setting (strong and expert alike), and 80 games each of the noisier three
+(load average 2.5-3 on 2 cores; move time p95 under 7 ms), whose noise falls on their
+win chances, cube decisions included (``_noisy_probs``). The fallback cannot play as
+well as bgsage's club (its best is 12.9), so its club is just below its strong."""
 
 LEVEL_ALIASES: dict[str, str] = {"bg-intermediate": "bg-strong"}
 """Retired level names and the level that now plays their seats: ``bg-intermediate``
@@ -119,12 +120,16 @@ def describe(lv: BgLevel, *, bgsage: bool) -> str:
     """A level's description with the strength it has on a machine with (or without)
     bgsage: its measured error rate, or that it was not measured."""
     err = lv.error_bgsage if bgsage else lv.error_fallback
-    # Short: each description must fit one 80-column line of the Begin screen.
-    engine = "" if bgsage else ", no bgsage"
+    # Short: each description must fit one 80-column line of the Begin screen; it names
+    # the engine that plays (bgsage, or door's own network where bgsage is missing).
+    engine = ", bgsage" if bgsage else ", no bgsage"
     figure = f"~{err:.0f} errors/1000" if err is not None else "unmeasured"
     if err is not None and err < 2.5:
         figure = f"~{err:.1f} errors/1000"
-    return f"{lv.word}: {lv.feel} ({figure}{engine})"
+    feel = lv.feel
+    if not bgsage and lv.ply != "1ply":
+        feel = "plays as Strong here"  # the fallback has no deeper search
+    return f"{lv.word}: {feel} ({figure}{engine})"
 
 
 def strength_tag(name: str) -> str:
@@ -654,9 +659,25 @@ class BgEngine:
         with self._rng_lock:
             return tuple(v + self.rng.gauss(0.0, self.noise) for v in values)
 
+    def _noisy_probs(self, p: pubeval.Probs) -> pubeval.Probs:
+        """The fallback's probabilities with this level's noise on the win chance (half
+        the equity noise: equity moves about twice as fast as the win chance), the
+        gammon chances kept in proportion."""
+        (w,) = self._noisy((p[0],))
+        w = min(1.0, max(0.0, p[0] + (w - p[0]) / 2.0))
+        win_scale = w / p[0] if p[0] > 0 else 0.0
+        loss_scale = (1.0 - w) / (1.0 - p[0]) if p[0] < 1 else 0.0
+        return (w, p[1] * win_scale, p[2] * win_scale, p[3] * loss_scale, p[4] * loss_scale)
+
     def _wants_double(self, state: BackgammonState) -> bool:
         if not self.is_cube_decision(state):
             return False
+        if self._analyzer is None and self.noise:
+            # The fallback's (nd, dt, dp) are rough (dt is twice the cubeless equity), so
+            # noise on them makes it double whenever it is ahead: a weaker level misjudges
+            # its chances instead, and its cube rule decides from those.
+            p = pubeval.pre_roll_probabilities(board_of(state, state.turn))
+            return pubeval.should_double(self._noisy_probs(p), cube_view(state).for_pubeval())
         nd, dt, dp, double, _ = self.cube_analysis(state)
         if not self.noise:
             return double
@@ -708,6 +729,8 @@ class BgEngine:
             # A beaver is right when the taker is the favourite after taking.
             return take, take and cv.beavers and float(d.equity_dt) < 0.0
         p = pubeval.invert(pubeval.pre_roll_probabilities(board))
+        if self.noise:
+            p = self._noisy_probs(p)  # a weaker level misjudges the take as the double
         cs = cv.for_pubeval(flipped=True)
         take = pubeval.should_take(p, cs)
         return take, take and pubeval.should_beaver(p, cs)

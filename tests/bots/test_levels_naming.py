@@ -121,3 +121,16 @@ def test_the_rank_list_marks_computer_levels_with_their_measured_strength(
     assert "bg-intermediate ~4" in row("bg-intermediate")  # 3.8  # the old account: as strong
     assert "~" not in row("alice")
     assert len(row("bg-beginner")) == len(row("alice"))  # the columns stay put
+
+
+def test_every_description_names_the_engine_that_plays(monkeypatch: pytest.MonkeyPatch) -> None:
+    for present, word in ((True, ", bgsage)"), (False, ", no bgsage)")):
+        monkeypatch.setattr(bgengine, "has_bgsage", lambda present=present: present)
+        for name, text in bg_levels():
+            assert text.endswith(word), (name, text)
+            assert len(text) <= 72, text  # one Begin screen line at 80 columns
+
+
+def test_without_bgsage_the_expert_does_not_claim_a_deeper_search() -> None:
+    text = bgengine.describe(bg_level("bg-expert"), bgsage=False)
+    assert "two rolls ahead" not in text and "as Strong" in text
