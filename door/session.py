@@ -106,6 +106,8 @@ class Session:
         """This session in W)ho (services.presence), from sign-in to the end."""
         self.page_from: int | None = None
         """Who sent the last page shown here (Ctrl-R answers them)."""
+        self.drawn_message: str | None = None
+        """The status line's message as the last render drew it (see ``key_pressed``)."""
         self.ctx = Context(
             services,
             None,
@@ -199,7 +201,7 @@ class Session:
             # would be typed into the field, so only named keys (Enter, Esc) are clicked.
             return True
         if isinstance(target, Pick):
-            self.ctx.message = None
+            self.key_pressed()
             screen = self.stack[-1]
             return await self.apply(await self._guard(screen.on_pick(target, self.ctx), None))
         for key in keys_of(target):
@@ -220,6 +222,7 @@ class Session:
         # collector), shared by every session rather than one kept by each
         canvas = self.ctx.caches.styles.spare_canvas(width, height)
         self.ctx.chrome = None
+        self.drawn_message = self.ctx.message
         if self.stack:
             self.stack[-1].render(canvas, self.ctx)
         # A terminal smaller than the layout sees its body cropped, with the title, the
@@ -515,10 +518,16 @@ class Session:
                 if not await self.on_input(Text(ch)):
                     return False
             return True
-        # The status line shows until the person's next key (a notice or a resize
-        # redraws without wiping what they were just told).
-        self.ctx.message = None
+        self.key_pressed()
         return await self.apply(await self._guard(self.stack[-1].on_event(event, self.ctx), None))
+
+    def key_pressed(self) -> None:
+        """The status line shows until the person's next key (a notice or a resize
+        redraws without wiping what they were just told) — once it has been drawn: a
+        notice handled in the same turn of the loop as the key (a busy server, a laggy
+        link) set a message the person has not seen yet, and it stays for this key."""
+        if self.ctx.message == self.drawn_message:
+            self.ctx.message = None
 
 
 async def run_session(
