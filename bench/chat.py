@@ -179,8 +179,10 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
         ChatPlayer.quiet = True  # no new line; a prompt open now still sends its own
         await asyncio.sleep(0)
         drain_end = time.monotonic() + args.drain
+        reachable = {p.name for p in live if not p.closed}
         while time.monotonic() < drain_end and (
-            any(t not in seen for t in sent) or any(p.chatting for p in live)
+            any(t not in seen and to.get(t) in reachable for t in sent)
+            or any(p.chatting for p in live)
         ):
             await asyncio.sleep(0.1)
         drained = round(args.drain - max(drain_end - time.monotonic(), 0.0), 1)
