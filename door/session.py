@@ -71,7 +71,9 @@ T = TypeVar("T")
 
 PAGE_REPLY_KEY = "ctrl-r"
 """The key that answers the last page, on any screen (a one-line prompt over it)."""
-PAGE_REPLY_HINT = "Ctrl-R replies"
+PAGE_REPORT_KEY = "ctrl-x"
+"""The key that reports the last page shown to the sysop, on any screen."""
+PAGE_REPLY_HINT = "Ctrl-R replies, Ctrl-X reports"
 
 TYPE_AHEAD = 16
 """Text of up to this many characters in one event is handled one key at a time."""
@@ -106,6 +108,8 @@ class Session:
         """This session in W)ho (services.presence), from sign-in to the end."""
         self.page_from: int | None = None
         """Who sent the last page shown here (Ctrl-R answers them)."""
+        self.page_text: str | None = None
+        """The last page shown here, until Ctrl-X reports it to the sysop."""
         self.drawn_message: str | None = None
         """The status line's message as the last render drew it (see ``key_pressed``)."""
         self.ctx = Context(
@@ -333,6 +337,7 @@ class Session:
                 self.ctx.bell()
                 if notice.kind == "page":
                     self.page_from = -notice.game_id
+                    self.page_text = notice.text
                     self.ctx.status(notice.text + f" — {PAGE_REPLY_HINT}")
                 else:
                     self.ctx.status(notice.text)
@@ -504,6 +509,10 @@ class Session:
 
             self.ctx.message = None
             return await self.apply(Push(PagePrompt(self.stack[-1], self.page_from)))
+        if isinstance(event, Key) and event.name == PAGE_REPORT_KEY and self.page_text:
+            self.key_pressed()
+            await self._guard(self.report_page(self.page_text), None)
+            return True
         caps = self.terminal.caps
         if is_too_small(caps.width, caps.height) and isinstance(event, Key | Text | Mouse):
             return True  # nothing of the screen is shown: a key would act unseen
@@ -520,6 +529,14 @@ class Session:
             return True
         self.key_pressed()
         return await self.apply(await self._guard(self.stack[-1].on_event(event, self.ctx), None))
+
+    async def report_page(self, text: str) -> None:
+        """Ctrl-X: the last page goes to the sysop's reports (once), with its sender."""
+        if self.ctx.user is None:
+            return
+        await self.services.sysop.report(self.ctx.user.id, "page", text, about_id=self.page_from)
+        self.page_text = None
+        self.ctx.status("Reported the page to the sysop, with a copy of it. Thank you.")
 
     def key_pressed(self) -> None:
         """The status line shows until the person's next key (a notice or a resize
