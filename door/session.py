@@ -226,9 +226,9 @@ class Session:
         # collector), shared by every session rather than one kept by each
         canvas = self.ctx.caches.styles.spare_canvas(width, height)
         self.ctx.chrome = None
-        self.drawn_message = self.ctx.message
         if self.stack:
             self.stack[-1].render(canvas, self.ctx)
+        self.drawn_message = self.ctx.message  # (a screen may set it as it draws)
         # A terminal smaller than the layout sees its body cropped, with the title, the
         # status and the key help drawn again at the terminal's own size.
         view = canvas if (w >= width and h >= height) else fit_view(canvas, self.ctx, w, h)
