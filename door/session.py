@@ -323,6 +323,14 @@ class Session:
             self.game_sub = self.services.hub.subscribe_game(want)
 
     async def on_notice(self, notice: Notice) -> bool:
+        """Tell the person (the status line) and the top screen of ``notice``; a message
+        it replaces that was never drawn stays after the new one."""
+        unseen = self.unseen_message()
+        keep = await self._on_notice(notice)
+        self.keep_unseen(unseen)
+        return keep
+
+    async def _on_notice(self, notice: Notice) -> bool:
         key = (notice.game_id, notice.kind, notice.seq)
         if key in self.seen:
             return True  # heard on both the user's and the game's subscription
@@ -527,8 +535,11 @@ class Session:
                 if not await self.on_input(Text(ch)):
                     return False
             return True
+        unseen = self.unseen_message()
         self.key_pressed()
-        return await self.apply(await self._guard(self.stack[-1].on_event(event, self.ctx), None))
+        keep = await self.apply(await self._guard(self.stack[-1].on_event(event, self.ctx), None))
+        self.keep_unseen(unseen)
+        return keep
 
     async def report_page(self, text: str) -> None:
         """Ctrl-X: the last page goes to the sysop's reports (once), with its sender."""
@@ -545,6 +556,19 @@ class Session:
         link) set a message the person has not seen yet, and it stays for this key."""
         if self.ctx.message == self.drawn_message:
             self.ctx.message = None
+
+    def unseen_message(self) -> str | None:
+        """The status line's message if it has not been drawn yet, else None."""
+        message = self.ctx.message
+        return message if message is not None and message != self.drawn_message else None
+
+    def keep_unseen(self, unseen: str | None) -> None:
+        """A message not yet drawn that work since replaced (a key's own answer, a second
+        notice in the same turn of the loop) stays on the line after the new one."""
+        now = self.ctx.message
+        if unseen is None or now is None or unseen in now:
+            return
+        self.ctx.message = f"{now} · {unseen}"
 
 
 async def run_session(

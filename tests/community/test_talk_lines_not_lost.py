@@ -80,3 +80,17 @@ async def test_the_move_that_arrived_meanwhile_is_played_once_the_line_is_said(
     shown = picture(rw)
     assert shown is not None and shown[0] < shown[1]
     assert "Chat: " not in rw.term.display_text()
+
+
+async def test_a_line_that_arrives_with_a_key_that_answers_on_the_status_line_shows_too(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob, NO_CUBE)
+    rb = await start_session(bob, start=f"game:{gid}")
+    await rb.term.settle()
+    await services.chat.say(gid, alice.id, "look here")
+    rb.term.type("v")  # V)iew with no turn played yet: it says so on the status line
+    await rb.term.settle()
+    text = rb.term.display_text()
+    assert "There is no turn to show yet." in text
+    assert "Chat Alice: look here" in text
