@@ -94,3 +94,17 @@ async def test_a_line_that_arrives_with_a_key_that_answers_on_the_status_line_sh
     text = rb.term.display_text()
     assert "There is no turn to show yet." in text
     assert "Chat Alice: look here" in text
+
+
+async def test_a_line_that_arrives_while_one_types_stays_in_sight_above_the_typing(
+    services: Services, alice: User, bob: User, start_session: StartSession
+) -> None:
+    gid = await begin(services, alice, bob, NO_CUBE)
+    rb = await start_session(bob, start=f"game:{gid}")
+    rb.term.type("c")
+    await rb.term.wait_for("Chat: ")
+    await services.chat.say(gid, alice.id, "are you typing?")
+    await rb.term.settle()
+    rb.term.type_each("yes")  # keys that clear the status line
+    await rb.term.settle()
+    assert "Chat Alice: are you typing?" in rb.term.display_text()

@@ -53,7 +53,7 @@ class TalkPrompt(Overlay):
     cover = Cover.TYPE
 
     def __init__(
-        self, under: GameScreenBase, prompt: str, hint: str, said: Said, *,
+        self, under: GameScreenBase, prompt: str, hint: str | Callable[[], str], said: Said, *,
         max_len: int = 200, text: str = "",
     ) -> None:  # fmt: skip
         super().__init__(under)
@@ -69,7 +69,8 @@ class TalkPrompt(Overlay):
         y = self.under.prompt_row(canvas)
         x = canvas.put(1, y, self.prompt, PROMPT_STYLE)
         self.editor.render(canvas, x, y, max(min(canvas.width, ctx.caps.width) - x - 1, 1))
-        canvas.put(1, y + 1, clip_text(self.hint, canvas.width - 2), HINT_STYLE)
+        hint = self.hint if isinstance(self.hint, str) else self.hint()
+        canvas.put(1, y + 1, clip_text(hint, canvas.width - 2), HINT_STYLE)
 
     async def submit(self, ctx: Context, _key: str) -> Transition | None:
         return self.close_line() if await self.said(ctx, self.editor.text) else None
@@ -213,7 +214,9 @@ class GameTalk:
             return True
 
         prompt = "Chat: " if self.is_player else "Kibitz: "
-        last = self.text_of(self.lines[-1]) if self.lines else "Enter: say it  Esc: back"
+        def last() -> str:  # drawn each time: a line arriving while one types shows here
+            return self.text_of(self.lines[-1]) if self.lines else "Enter: say it  Esc: back"
+
         return Push(TalkPrompt(self.screen, prompt, last, say, max_len=CHAT_MAX))
 
     async def reportable(self, ctx: Context) -> list[Reportable]:
