@@ -298,6 +298,22 @@ class TournamentsConfig:
 
 
 @dataclass(frozen=True)
+class CommunityConfig:
+    """Players' messages (issue 17): how many chat and kibitz lines, mails and pages one
+    player may send — ``*_burst`` at once, then ``*_per_minute`` a minute (more gets
+    "Slow down"; each process counts its own senders) — and how often a process writes
+    who is signed in on it to the database for the other processes' W)ho, in seconds."""
+
+    chat_per_minute: int = _ranged(12, 1, 10_000)
+    chat_burst: int = _ranged(5, 1, 1000)
+    mail_per_minute: int = _ranged(6, 1, 10_000)
+    mail_burst: int = _ranged(3, 1, 1000)
+    page_per_minute: int = _ranged(12, 1, 10_000)
+    page_burst: int = _ranged(5, 1, 1000)
+    presence_interval_s: float = field(default=10.0, metadata={"range": (0.5, 3600.0)})
+
+
+@dataclass(frozen=True)
 class Config:
     data_dir: Path = Path("door-data")
     server: ServerConfig = field(default_factory=ServerConfig)
@@ -313,6 +329,7 @@ class Config:
     push: PushConfig = field(default_factory=PushConfig)
     notices: NoticesConfig = field(default_factory=NoticesConfig)
     tournaments: TournamentsConfig = field(default_factory=TournamentsConfig)
+    community: CommunityConfig = field(default_factory=CommunityConfig)
 
     @property
     def host_key_path(self) -> Path:

@@ -71,7 +71,9 @@ T = TypeVar("T")
 
 PAGE_REPLY_KEY = "ctrl-r"
 """The key that answers the last page, on any screen (a one-line prompt over it)."""
-PAGE_REPLY_HINT = "Ctrl-R replies"
+PAGE_REPORT_KEY = "ctrl-x"
+"""The key that reports the last page shown to the sysop, on any screen."""
+PAGE_REPLY_HINT = "Ctrl-R replies, Ctrl-X reports"
 
 TYPE_AHEAD = 16
 """Text of up to this many characters in one event is handled one key at a time."""
@@ -111,6 +113,10 @@ class Session:
         it). This session's own: a future shared by every session (``outage.changed()``)
         had every session's wake-up callback on it, and each key's ``asyncio.wait`` took
         its own off again by scanning them all (O(sessions) a key)."""
+        self.page_text: str | None = None
+        """The last page shown here, until Ctrl-X reports it to the sysop."""
+        self.drawn_message: str | None = None
+        """The status line's message as the last render drew it (see ``key_pressed``)."""
         self.ctx = Context(
             services,
             None,
@@ -204,7 +210,7 @@ class Session:
             # would be typed into the field, so only named keys (Enter, Esc) are clicked.
             return True
         if isinstance(target, Pick):
-            self.ctx.message = None
+            self.key_pressed()
             screen = self.stack[-1]
             return await self.apply(await self._guard(screen.on_pick(target, self.ctx), None))
         for key in keys_of(target):
@@ -227,6 +233,7 @@ class Session:
         self.ctx.chrome = None
         if self.stack:
             self.stack[-1].render(canvas, self.ctx)
+        self.drawn_message = self.ctx.message  # (a screen may set it as it draws)
         # A terminal smaller than the layout sees its body cropped, with the title, the
         # status and the key help drawn again at the terminal's own size.
         view = canvas if (w >= width and h >= height) else fit_view(canvas, self.ctx, w, h)
@@ -321,6 +328,14 @@ class Session:
             self.game_sub = self.services.hub.subscribe_game(want)
 
     async def on_notice(self, notice: Notice) -> bool:
+        """Tell the person (the status line) and the top screen of ``notice``; a message
+        it replaces that was never drawn stays after the new one."""
+        unseen = self.unseen_message()
+        keep = await self._on_notice(notice)
+        self.keep_unseen(unseen)
+        return keep
+
+    async def _on_notice(self, notice: Notice) -> bool:
         key = (notice.game_id, notice.kind, notice.seq)
         if key in self.seen:
             return True  # heard on both the user's and the game's subscription
@@ -335,6 +350,7 @@ class Session:
                 self.ctx.bell()
                 if notice.kind == "page":
                     self.page_from = -notice.game_id
+                    self.page_text = notice.text
                     self.ctx.status(notice.text + f" — {PAGE_REPLY_HINT}")
                 else:
                     self.ctx.status(notice.text)
@@ -510,6 +526,10 @@ class Session:
 
             self.ctx.message = None
             return await self.apply(Push(PagePrompt(self.stack[-1], self.page_from)))
+        if isinstance(event, Key) and event.name == PAGE_REPORT_KEY and self.page_text:
+            self.key_pressed()
+            await self._guard(self.report_page(self.page_text), None)
+            return True
         caps = self.terminal.caps
         if is_too_small(caps.width, caps.height) and isinstance(event, Key | Text | Mouse):
             return True  # nothing of the screen is shown: a key would act unseen
@@ -524,10 +544,40 @@ class Session:
                 if not await self.on_input(Text(ch)):
                     return False
             return True
-        # The status line shows until the person's next key (a notice or a resize
-        # redraws without wiping what they were just told).
-        self.ctx.message = None
-        return await self.apply(await self._guard(self.stack[-1].on_event(event, self.ctx), None))
+        unseen = self.unseen_message()
+        self.key_pressed()
+        keep = await self.apply(await self._guard(self.stack[-1].on_event(event, self.ctx), None))
+        self.keep_unseen(unseen)
+        return keep
+
+    async def report_page(self, text: str) -> None:
+        """Ctrl-X: the last page goes to the sysop's reports (once), with its sender."""
+        if self.ctx.user is None:
+            return
+        await self.services.sysop.report(self.ctx.user.id, "page", text, about_id=self.page_from)
+        self.page_text = None
+        self.ctx.status("Reported the page to the sysop, with a copy of it. Thank you.")
+
+    def key_pressed(self) -> None:
+        """The status line shows until the person's next key (a notice or a resize
+        redraws without wiping what they were just told) — once it has been drawn: a
+        notice handled in the same turn of the loop as the key (a busy server, a laggy
+        link) set a message the person has not seen yet, and it stays for this key."""
+        if self.ctx.message == self.drawn_message:
+            self.ctx.message = None
+
+    def unseen_message(self) -> str | None:
+        """The status line's message if it has not been drawn yet, else None."""
+        message = self.ctx.message
+        return message if message is not None and message != self.drawn_message else None
+
+    def keep_unseen(self, unseen: str | None) -> None:
+        """A message not yet drawn that work since replaced (a key's own answer, a second
+        notice in the same turn of the loop) stays on the line after the new one."""
+        now = self.ctx.message
+        if unseen is None or now is None or unseen in now:
+            return
+        self.ctx.message = f"{now} · {unseen}"
 
 
 async def run_session(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from door.config import CommunityConfig
 from door.services import timecontrol as tc
 from door.services.accounts import Accounts
 from door.services.archive import Archive
@@ -94,14 +95,22 @@ class Services:
     """Who blocks whom (door/services/blocks.py)."""
     chat: Chat = field(init=False)
     """Players' chat and spectators' kibitz in games (door/services/chat.py)."""
+    community: CommunityConfig = field(default_factory=CommunityConfig)
+    """``[community]``: the rate limits of chat, mail and pages, presence's interval."""
 
     def __post_init__(self) -> None:
         self.outage = DatabaseOutage(self.db.health)
         self.archive = Archive(self.games, public=self.public_finished)
         self.clocks = PlayerClocks(self.games.core, self.clock, self.vacation_days_per_year)
         self.exporter = Exporter(self.games, public_finished=self.public_finished)
-        self.mail = Mail(self.db, self.clock, hub=self.hub)
-        self.presence = Presence(self.hub, self.clock, self.db)
+        c = self.community
+        self.mail = Mail(
+            self.db, self.clock, hub=self.hub, per_minute=c.mail_per_minute, burst=c.mail_burst
+        )
+        self.presence = Presence(
+            self.hub, self.clock, self.db, interval_s=c.presence_interval_s,
+            per_minute=c.page_per_minute, burst=c.page_burst,
+        )  # fmt: skip
         self.sysop = Sysop(
             self.db, self.clock, self.accounts, self.presence, self.hub, self.games
         )
@@ -111,7 +120,9 @@ class Services:
             self.games.notices.outbox = self.outbox
             self.mail.outbox = self.outbox
         self.blocks = Blocks(self.db, self.clock)
-        self.chat = Chat(self.db, self.clock, self.hub)
+        self.chat = Chat(
+            self.db, self.clock, self.hub, per_minute=c.chat_per_minute, burst=c.chat_burst
+        )
 
     def start_sweeper(self) -> None:
         """Run ``games.sweep_deadlines`` every ``sweep_interval_s`` seconds in the background
@@ -287,6 +298,7 @@ async def build_services(
         vacation_days_per_year=config.games.vacation_days_per_year,
         outbox=outbox,
         tournament_sweep_s=config.tournaments.sweep_interval_s,
+        community=config.community,
     )
     if config.mail.host or config.push.enabled:
         services.sender = Sender(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from door.config import CommunityConfig
 from door.services.clock import Clock
 from door.services.notify import Hub, Notice
 from door.services.safety import SLOW_DOWN, RateLimit, clean_message, refusal_for_muted
@@ -81,8 +82,11 @@ class Chat:
     """Saying lines in a game, reading its last ones, opening kibitz to its players."""
 
     def __init__(
-        self, db: Database, clock: Clock, hub: Hub, *, per_minute: int = 12, burst: int = 5
-    ) -> None:
+        self, db: Database, clock: Clock, hub: Hub, *,
+        per_minute: int = CommunityConfig.chat_per_minute,
+        burst: int = CommunityConfig.chat_burst,
+    ) -> None:  # fmt: skip
+        """``per_minute`` and ``burst``: each player's lines (``[community]`` chat_*)."""
         self.db = db
         self.clock = clock
         self.hub = hub

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from door.config import CommunityConfig
 from door.services.accounts import name_key
 from door.services.clock import Clock
 from door.services.notify import Hub, Notice
@@ -72,8 +73,8 @@ class Mail:
         clock: Clock,
         *,
         hub: Hub | None = None,
-        per_minute: int = 6,
-        burst: int = 3,
+        per_minute: int = CommunityConfig.mail_per_minute,
+        burst: int = CommunityConfig.mail_burst,
     ) -> None:
         self.db = db
         self.clock = clock

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from door.config import CommunityConfig
 from door.services.claims import process_owner
 from door.services.clock import Clock
 from door.services.notify import Hub, Notice
@@ -83,9 +84,9 @@ class Presence:
         clock: Clock,
         db: Database | None = None,
         *,
-        interval_s: float = 10.0,
-        per_minute: int = 12,
-        burst: int = 5,
+        interval_s: float = CommunityConfig.presence_interval_s,
+        per_minute: int = CommunityConfig.page_per_minute,
+        burst: int = CommunityConfig.page_burst,
     ) -> None:
         self.hub = hub
         self.clock = clock

@@ -82,6 +82,7 @@ from door.ui.mouse import Pick
 from door.ui.screen import HEADING_STYLE, Context, Push, Transition, draw_chrome, word_lines
 from door.ui.screens.overlays import Cover, ResignChoice
 from door.ui.screens.playback import Playback
+from door.ui.screens.talk import report_in_game
 from door.ui.terminal import Key
 from door.ui.widgets import short_names
 
@@ -475,6 +476,8 @@ class BackgammonScreen(GameScreenBase):
             Binding(("n",), "N)ote", "N: a note (up to 200 characters) sent with your move",
                     GameScreenBase.write_note, when=GameScreenBase.may_write_note,
                     shown=lambda s: False),  # in the ? list only: the bottom line is full
+            Binding(("!",), "", "!: report a line or a note of this game to the sysop",
+                    report_in_game, when=GameScreenBase.may_chat),
             Binding(("v",), "V)iew", "V: the opponent's last turn, played back",
                     view_last_turn, shown=lambda s: s.can_act),
             Binding(("v",), "V)iew last turn", "V: the opponent's last turn, played back",

@@ -55,6 +55,7 @@ from door.ui.screen import (
     draw_chrome,
 )
 from door.ui.screens.overlays import Cover, ReplayViewer
+from door.ui.screens.talk import report_in_game
 from door.ui.terminal import Key
 from door.ui.widgets import short_names
 
@@ -301,6 +302,8 @@ class SpectrangleScreen(GameScreenBase):
             Binding(("n",), "N)ote", "N: a note (up to 200 characters) sent with your move",
                     GameScreenBase.write_note, when=GameScreenBase.may_write_note,
                     shown=lambda s: False),  # in the ? list only: the bottom line is full
+            Binding(("!",), "", "!: report a line or a note of this game to the sysop",
+                    report_in_game, when=GameScreenBase.may_chat),
             Binding(("v",), "V)iew", "V: the turns since your last one, step by step",
                     view_last_turn, shown=lambda s: s.can_act),
             Binding(("v",), "V)iew last turn", "V: the turns since your last one, step by step",

@@ -16,9 +16,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
+from door.services.accounts import AccountError
 from door.services.games.model import GameInfo
 from door.services.presence import idle_text
 from door.services.sysop import GameMovedError, SysopError
+from door.store.records import ReportRecord
 from door.ui.canvas import CYAN, WHITE, YELLOW, Canvas, Style, clip_text
 from door.ui.screen import (
     HEADING_STYLE,
@@ -244,10 +246,7 @@ class SysopScreen(Screen):
             await s.make_sysop(me, a[0])
             return await self.log(ctx, me)
         if letter == "r":
-            reports = await s.reports(me)
-            return [f"#{r.id} {r.created_at:%m-%d %H:%M} {r.channel}: "
-                    f"{clean(r.text.replace(chr(10), ' / '))}" for r in reports] or [
-                "No reports waiting."]  # fmt: skip
+            return await report_lines(ctx, await s.reports(me))
         if letter == "x":
             if not await s.resolve(me, int(a[0].lstrip("#")), a[1]):
                 raise SysopError("No such open report.")
@@ -330,3 +329,20 @@ class SysopScreen(Screen):
         else:
             head = f"#{info.id:<3} {clip_text(info.title, 5):<5} {info.status[:6]:<6} {age:>3} "
         return head + seat_names(info, max(width - len(head), 6))
+
+
+async def report_lines(ctx: Context, reports: list[ReportRecord]) -> list[str]:
+    """R)eports: each open report's number, day, channel (mail, chat, kibitz, page,
+    note), who wrote what was reported, and the copy of its text."""
+    names: dict[int, str] = {}
+    for uid in dict.fromkeys(r.about_id for r in reports if r.about_id is not None):
+        try:
+            names[uid] = (await ctx.services.accounts.get(uid)).name
+        except AccountError:
+            names[uid] = "(gone)"
+    return [
+        f"#{r.id} {r.created_at:%m-%d %H:%M} {r.channel} from "
+        f"{clean(names.get(r.about_id, '?') if r.about_id is not None else '?', 20)}: "
+        f"{clean(r.text.replace(chr(10), ' / '))}"
+        for r in reports
+    ] or ["No reports waiting."]
