@@ -375,9 +375,11 @@ class BgEngine:
         2 (gammon), 3 (backgammon); 0 while anything is still in doubt.
 
         Only a race (no contact left) counts, where bgsage's bearoff database and race
-        net are near exact; the thresholds leave no practical chance either way."""
+        net are near exact; the thresholds leave no practical chance either way. The
+        fallback (no bgsage) resigns only what exact bounds on the turns left make sure
+        (:func:`pubeval.settled_race_loss`): its network's odds are rougher."""
         if self._analyzer is None or self._cpp is None:
-            return 0  # the fallback engine does not resign (its race odds are rougher)
+            return pubeval.settled_race_loss(board_of(state, state.turn))
         board = board_of(state, state.turn)
         if not self._cpp.is_race(board):
             return 0

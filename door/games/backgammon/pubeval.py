@@ -230,6 +230,40 @@ def is_race(board: Sequence[int]) -> bool:
     return own_max < opp_min
 
 
+def settled_race_loss(board: Sequence[int]) -> int:
+    """What the board's owner, on roll in a race, is sure to lose whatever the dice: 1
+    (single), 2 (gammon), 3 (backgammon); 0 while anything is in doubt. Exact bounds, not
+    estimates: he needs at least max(pips/24, checkers/4) turns (double sixes every time,
+    four checkers a turn), and the opponent at most pips/2 (each die of a race moves or
+    bears off: a pip at least), so he is sure to lose when his fewest turns exceed the
+    opponent's most; a gammon when he cannot bear off a first checker by then, a
+    backgammon when he cannot bring his last checkers out of the opponent's home board
+    either. Such positions come late (a dead bear-off), which is when a resignation
+    spares the opponent the dice."""
+    if not is_race(board):
+        return 0
+    mine, theirs = pip_counts(board)
+    on_board = sum(n for n in board[1:25] if n > 0)
+    if on_board == 0 or theirs == 0:
+        return 0
+    most = -(-theirs // 2)  # the opponent's most turns to finish
+    if max(-(-mine // 24), -(-on_board // 4)) <= most:
+        return 0
+    outside = [(i, board[i]) for i in range(7, 25) if board[i] > 0]
+    to_home = sum((i - 6) * n for i, n in outside) + 1  # + a pip to bear one off
+    gammon = on_board == 15 and max(
+        -(-to_home // 24), -(-(sum(n for _, n in outside) + 1) // 4)
+    ) > most
+    if not gammon:
+        return 1 if on_board < 15 else 0
+    back = [(i, board[i]) for i in range(19, 25) if board[i] > 0]
+    if not back:
+        return 2
+    out_pips = sum((i - 18) * n for i, n in back)
+    out_turns = max(-(-out_pips // 24), -(-sum(n for _, n in back) // 4))
+    return 3 if out_turns > most else 0
+
+
 def pip_counts(board: Sequence[int]) -> tuple[int, int]:
     """(pips of the board's owner, pips of the opponent)."""
     mine = 25 * board[25]
