@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from importlib import resources
 from itertools import repeat
 from operator import add, mul
-from typing import Any
 
 Probs = tuple[float, float, float, float, float]
 """(win, gammon win, backgammon win, gammon loss, backgammon loss), each cumulative
@@ -80,7 +79,7 @@ class Net:
         return len(self.out[0])
 
     @classmethod
-    def from_data(cls, data: Any, name: str, rows: int = N_FEATURES) -> Net:
+    def from_data(cls, data: object, name: str, rows: int = N_FEATURES) -> Net:
         """The network in ``data`` (the weights file's ``name`` entry: ``hidden``,
         ``out``, ``out_bias``); ``ValueError`` if it is misshapen."""
         if not isinstance(data, dict):

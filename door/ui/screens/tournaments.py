@@ -5,7 +5,7 @@ ladder — a screenful at a time (N/P page through what does not fit 80×24)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from door.ui.bindings import Binding, KeyedScreen, Keyset, event_of
 from door.ui.canvas import CYAN, GREEN, WHITE, YELLOW, Canvas, Style, clip_text
@@ -583,7 +583,11 @@ class TournamentForm(Screen):
             self.editor.render(canvas, x, y, max(min(40, canvas.width - x - 2), 6))
 
 
-def _next(values: tuple[Any, ...], value: Any) -> Any:
+_V = TypeVar("_V")
+
+
+def _next(values: tuple[_V, ...], value: _V) -> _V:
+    """The choice after ``value`` in ``values``, round again to the first."""
     i = values.index(value) if value in values else -1
     return values[(i + 1) % len(values)]
 
