@@ -402,30 +402,24 @@ def _anneal(
             unmet[i] = last
             place[last] = i
 
+    def trade(table: list[int], out: int, into: int) -> None:  # `into` takes `out`'s seat
+        on, jn = out * n, into * n
+        for x in table:
+            if x != out:
+                c = met[on + x] - 1
+                met[on + x] = met[x * n + out] = c
+                if c == 0:
+                    lose(out, x)
+                c = met[jn + x] + 1
+                met[jn + x] = met[x * n + into] = c
+                if c == 1:
+                    gain(into, x)
+
     def swap(r: int, a: int, b: int) -> None:  # a and b change tables in round r
         at, tables = where[r], seats[r]
         ta, tb = tables[at[a]], tables[at[b]]
-        an, bn = a * n, b * n
-        for x in ta:
-            if x != a:
-                c = met[an + x] - 1
-                met[an + x] = met[x * n + a] = c
-                if c == 0:
-                    lose(a, x)
-                c = met[bn + x] + 1
-                met[bn + x] = met[x * n + b] = c
-                if c == 1:
-                    gain(b, x)
-        for y in tb:
-            if y != b:
-                c = met[bn + y] - 1
-                met[bn + y] = met[y * n + b] = c
-                if c == 0:
-                    lose(b, y)
-                c = met[an + y] + 1
-                met[an + y] = met[y * n + a] = c
-                if c == 1:
-                    gain(a, y)
+        trade(ta, a, b)
+        trade(tb, b, a)
         ta[ta.index(a)] = b
         tb[tb.index(b)] = a
         at[a], at[b] = at[b], at[a]
