@@ -583,11 +583,10 @@ class Repository:
             self._run.execute(self._q.insert_rating, values)
 
     def lock_ratings(
-        self, kind: str, user_ids: Sequence[int], start: float | Mapping[int, float]
+        self, kind: str, user_ids: Sequence[int], start: Mapping[int, float]
     ) -> dict[int, RatingRecord]:
         """The players' ratings of ``kind``, locked until this transaction ends (rows
-        that did not exist are made at ``start`` first — one rating for all, or each
-        player's own): read them, then
+        that did not exist are made at each player's ``start`` first): read them, then
         :meth:`update_rating` them, and no other transaction's update comes in between."""
         ids = sorted(set(user_ids))
         if not ids:
@@ -596,7 +595,7 @@ class Repository:
         self._run.execute_many(
             self._q.ensure_rating[dialect],
             [{"user_id": u, "kind": kind,
-              "rating": start if isinstance(start, float | int) else start[u],
+              "rating": start[u],
               "experience": 0, "wins": 0, "losses": 0} for u in ids],
         )  # fmt: skip
         params = {"kind": kind, "ids": ids}
