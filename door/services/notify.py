@@ -137,23 +137,43 @@ class Hub(Protocol):
         ...
 
 
+MUST_SHOW: frozenset[str] = frozenset(
+    {"page", "broadcast", "mail", "invited", "declined", "abandoned"}
+)
+"""Kinds whose text a screen cannot read back from what it shows: a queue that overflows
+keeps them (the rest are "look again", which one ``resync`` says for all of them)."""
+
+
 class LocalSubscription:
-    """A queue of notices; a slow reader loses the oldest ones rather than blocking the hub."""
+    """A queue of notices that never blocks the hub. A reader that stalls until it is full
+    loses nothing it must see: the queue collapses to one ``resync`` (its screen re-reads
+    the game, its chat lines, the counts, from the store) and the notices whose text only
+    the notice carries (:data:`MUST_SHOW`, the newest of them if even those overflow)."""
 
     def __init__(self, hub: LocalHub, key: tuple[str, int], maxsize: int) -> None:
         self._hub = hub
         self._key = key
-        self._queue: asyncio.Queue[Notice] = asyncio.Queue(maxsize)
+        self._maxsize = max(maxsize, 3)
+        self._queue: asyncio.Queue[Notice] = asyncio.Queue(self._maxsize)
         self.closed = False
 
     def put(self, notice: Notice) -> None:
         if self.closed:
             return
         if self._queue.full():
-            # Dropping the oldest is safe: a notice only says "look again"; the reader
-            # refetches the game and sees everything anyway.
-            self._queue.get_nowait()
+            self._collapse()
         self._queue.put_nowait(notice)
+
+    def _collapse(self) -> None:
+        """One fresh ``resync`` in place of every "look again" notice queued, then the
+        newest queued messages in their order (room is left for at least one more)."""
+        queued: list[Notice] = []
+        while not self._queue.empty():
+            queued.append(self._queue.get_nowait())
+        kept = [n for n in queued if n.kind in MUST_SHOW]
+        self._queue.put_nowait(self._hub.resync_notice())
+        for old in kept[max(len(kept) - (self._maxsize - 2), 0) :]:
+            self._queue.put_nowait(old)
 
     async def get(self) -> Notice:
         return await self._queue.get()
@@ -209,12 +229,16 @@ class LocalHub:
         """Tell every subscriber to re-read what it shows (notices may have been lost);
         how many were told. Each resync has its own ``seq``, so a session that hears one
         on two subscriptions acts once, and on the next resync again."""
-        self._resyncs += 1
-        notice = Notice(0, "resync", (), "", self._resyncs)
+        notice = self.resync_notice()
         subs = [sub for subs in self._subs.values() for sub in subs]
         for sub in subs:
             sub.put(notice)
         return len(subs)
+
+    def resync_notice(self) -> Notice:
+        """A ``resync`` notice with a ``seq`` of its own (a session acts on each once)."""
+        self._resyncs += 1
+        return Notice(0, "resync", (), "", self._resyncs)
 
     def subscribe(self, user_id: int) -> LocalSubscription:
         return self._add(("user", user_id))

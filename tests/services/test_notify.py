@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 
 from door.services.notify import (
     MAX_TEXT,
+    MUST_SHOW,
     LocalHub,
+    LocalSubscription,
     Notice,
     NoticeKind,
     notices_from_payload,
@@ -50,13 +52,63 @@ async def test_closed_subscriptions_get_nothing_and_are_forgotten() -> None:
     assert hub.subscriber_count() == 0
 
 
-async def test_a_slow_reader_keeps_the_newest_notices() -> None:
+def drained(sub: LocalSubscription) -> list[Notice]:
+    return list(iter(sub.get_nowait, None))
+
+
+async def test_a_full_queue_collapses_to_one_resync_then_what_came_after() -> None:
     hub = LocalHub(queue_size=3)
     sub = hub.subscribe(7)
     for seq in range(10):
         hub.publish(notice(seq=seq))
-    got = [n.seq for n in iter(sub.get_nowait, None)]
-    assert got == [7, 8, 9]
+    got = drained(sub)
+    assert [n.kind for n in got] == ["resync", "move"]
+    assert got[1].seq == 9
+
+
+async def test_a_page_queued_before_the_queue_fills_is_kept_after_its_resync() -> None:
+    hub = LocalHub(queue_size=4)
+    sub = hub.subscribe(7)
+    hub.publish(Notice(-8, "page", (7,), "Bob pages: are you there?", 1))
+    for seq in range(10):
+        hub.publish(notice(seq=seq))
+    got = drained(sub)
+    assert got[0].kind == "resync"
+    assert [n.text for n in got if n.kind == "page"] == ["Bob pages: are you there?"]
+
+
+async def test_each_collapse_is_a_resync_of_its_own() -> None:
+    hub = LocalHub(queue_size=3)
+    sub = hub.subscribe(7)
+    seqs = []
+    for _ in range(2):
+        for seq in range(4):
+            hub.publish(notice(seq=seq))
+        seqs.append(drained(sub)[0].seq)
+    assert seqs[0] != seqs[1]
+
+
+KINDS: list[NoticeKind] = ["move", "chat", "your_turn", "page", "mail", "broadcast"]
+
+
+@given(st.lists(st.sampled_from(KINDS), max_size=60), st.integers(3, 8))
+def test_a_full_queue_loses_no_message_and_no_look_again_without_a_resync(
+    kinds: list[NoticeKind], size: int
+) -> None:
+    hub = LocalHub(queue_size=size)
+    sub = hub.subscribe(7)
+    sent = [Notice(1, kind, (7,), f"{kind} {i}", i) for i, kind in enumerate(kinds)]
+    for n in sent:
+        sub.put(n)
+    got = drained(sub)
+    assert len(got) <= size
+    lost = [n for n in sent if n not in got]
+    messages = [n for n in sent if n.kind in MUST_SHOW]
+    if lost:  # the screen is told to look again before anything after the loss
+        assert got[0].kind == "resync"
+        assert all(n.seq > max(x.seq for x in lost) or n.kind in MUST_SHOW for n in got[1:])
+    if len(messages) <= size - 2:
+        assert [n for n in got if n.kind in MUST_SHOW] == messages
 
 
 @given(

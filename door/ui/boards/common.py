@@ -548,13 +548,25 @@ class GameScreenBase(Screen):
     async def on_notice(self, notice: Notice, ctx: Context) -> Transition | None:
         if self.snap is None:
             return None
+        if notice.kind != "resync" or self.replay:
+            return await self._game_notice(notice, ctx)
+        said = await self.talk.catch_up(ctx)
+        before = ctx.message
+        transition = await self._game_notice(notice, ctx)
+        if said:  # after what the game's own news says, if it said anything
+            ctx.status(said if ctx.message in (None, before) else f"{ctx.message} · {said}")
+        return transition
+
+    async def _game_notice(self, notice: Notice, ctx: Context) -> Transition | None:
+        assert self.snap is not None
         if notice.kind == "chat":
             if notice.game_id == self.game_id and not self.replay:
                 self.talk.on_notice(notice, ctx)
             return None
         before = self.snap.info.last_seq
         if notice.kind == "resync":
-            # notices may have been lost: look again, and say something only if it moved
+            # notices may have been lost: look again (chat lines too), and say something
+            # only if it moved
             await self.reload(ctx)
             if self.snap.info.last_seq == before:
                 return None

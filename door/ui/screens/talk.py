@@ -181,6 +181,15 @@ class GameTalk:
         if self.lines and not self.screen.notice_line:
             ctx.status(self.text_of(self.lines[-1]))
 
+    async def catch_up(self, ctx: Context) -> str:
+        """After a ``resync`` (notices may have been lost): the stored lines this screen
+        has not shown yet, oldest first, as the status line should say them ('' if none)."""
+        lines, self.kibitz_open = await ctx.services.chat.recent(self.screen.game_id)
+        known = {x.id for x in self.lines}
+        new = [x for x in lines if x.id not in known and self.shows(x)]
+        self.lines = [*self.lines, *new][-50:]
+        return " · ".join(self.text_of(x) for x in new)
+
     def on_notice(self, notice: Notice, ctx: Context) -> None:
         """A ``chat`` notice: a line (shown if this viewer may see it), or kibitz opened."""
         line = line_from_notice(notice)
