@@ -229,20 +229,16 @@ def run_edit(args: argparse.Namespace) -> int:
         return 1
 
     async def body(t: Tournaments) -> str:
-        from door.services.timecontrol import ClockOptions
         from door.services.tournaments.service import clock_of, clock_text
 
-        clock = None
-        if (args.deadline_hours, args.bank_days, args.weekends_off) != (None, None, None):
-            now = clock_of((await t.show(args.id)).record)
-            clock = ClockOptions(
-                now.move_s if args.deadline_hours is None else args.deadline_hours * 3600,
-                now.bank_s if args.bank_days is None else args.bank_days * 86400,
-                now.weekends_off if args.weekends_off is None else args.weekends_off,
-            )
+        # the parts of the clock not given are kept as stored, read inside the edit's
+        # own transaction (not here first, where an edit made meanwhile would be undone)
+        hours, days = args.deadline_hours, args.bank_days
         await t.edit(
-            args.id, name=args.name, size=args.size, starts_at=starts_at, clock=clock,
+            args.id, name=args.name, size=args.size, starts_at=starts_at,
             match_length=args.match_length, min_entrants=args.min_entrants,
+            move_s=None if hours is None else hours * 3600,
+            bank_s=None if days is None else days * 86400, weekends_off=args.weekends_off,
         )  # fmt: skip
         r = (await t.show(args.id)).record
         return f"tournament {r.id} is now: {r.name}, {r.size} players, {clock_text(clock_of(r))}"

@@ -8,6 +8,8 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.tournaments.serverlib import door, write_config
 
 
@@ -110,3 +112,56 @@ def test_edit_refuses_a_start_time_that_is_not_one(tmp_path: Path) -> None:
     tid = create(tmp_path, config)
     out = door(tmp_path, config, "tournament", "edit", tid, "--start-at", "next tuesday")
     assert out.returncode == 1 and "--start-at must be an ISO time" in out.stderr
+
+
+def test_a_clock_edit_of_one_part_keeps_a_change_made_while_it_ran(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another sysop sets the time per move to a day right after this edit (only
+    ``--bank-days``) first reads the tournament: both changes stay."""
+    from dataclasses import replace
+
+    from door.cli import main
+    from door.services.tournaments.service import Tournaments
+    from door.store.records import TournamentRecord
+    from door.store.repository import Repository
+
+    config = write_config(tmp_path)
+    tid = create(tmp_path, config, "--bank-days", "3")
+    show = Tournaments.show
+    raced: list[int] = []
+
+    def a_day_a_move(repo: Repository) -> None:
+        tr = repo.tournaments()
+        t = tr.lock(int(tid))
+        assert isinstance(t, TournamentRecord)
+        clock = dict(t.options["clock"])  # type: ignore[arg-type]
+        clock["move_s"] = 86400
+        options = {**t.options, "clock": clock, "deadline_hours": 24}
+        tr.save(replace(t, options=options, version=t.version + 1), t.version)
+
+    async def racing_show(self: Tournaments, shown_tid: int) -> object:
+        view = await show(self, shown_tid)
+        if not raced:
+            raced.append(shown_tid)
+            await self.db.transact(a_day_a_move)
+        return view
+
+    monkeypatch.setattr(Tournaments, "show", racing_show)
+    status = main(["tournament", "edit", tid, "--bank-days", "5",
+                   "--config", str(config), "--data-dir", str(tmp_path)])  # fmt: skip
+    assert status == 0 and raced
+    assert shown(tmp_path, config, tid)["clock"] == {
+        "move_hours": 24, "bank_days": 5, "weekends_off": False,
+    }  # fmt: skip
+
+
+def test_a_clock_edit_of_one_part_refuses_a_bank_over_sixty_days(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    tid = create(tmp_path, config, "--bank-days", "3")
+    out = door(tmp_path, config, "tournament", "edit", tid, "--bank-days", "61")
+    assert out.returncode == 1
+    assert "the time bank must be from 0 to 60 days" in out.stderr
+    assert shown(tmp_path, config, tid)["clock"] == {
+        "move_hours": 168, "bank_days": 3, "weekends_off": False,
+    }  # fmt: skip

@@ -129,6 +129,32 @@ async def test_the_clock_may_be_changed_before_the_start_and_the_games_get_the_n
     assert (info.deadline_hours, info.bank_s, info.weekends_off) == (72, 5 * DAY, False)
 
 
+async def test_edits_of_one_part_of_the_clock_each_keep_the_other_parts_as_stored(
+    db: Database, clock: FakeClock, games: GameService, tours: Tournaments
+) -> None:
+    users = await make_users(db, clock, 2)
+    tid = await tours.create(users[0], "Cup", "backgammon", "knockout", 2, clock=TWO_DAYS_BANK)
+    await tours.edit(tid, bank_s=5 * DAY)
+    await tours.edit(tid, move_s=3 * DAY)
+    await tours.edit(tid, weekends_off=False)
+    for u in users:
+        await tours.enter(tid, u)
+    info = (await the_game(tours, games, tid)).info
+    assert (info.deadline_hours, info.bank_s, info.weekends_off) == (72, 5 * DAY, False)
+
+
+async def test_an_edit_of_one_part_of_the_clock_is_checked_with_the_rest(
+    db: Database, clock: FakeClock, tours: Tournaments
+) -> None:
+    users = await make_users(db, clock, 1)
+    tid = await tours.create(users[0], "Cup", "backgammon", "knockout", 4, clock=TWO_DAYS_BANK)
+    with pytest.raises(TournamentError, match="bank"):
+        await tours.edit(tid, bank_s=61 * DAY)
+    assert (await tours.show(tid)).record.options["clock"] == {
+        "move_s": DAY, "bank_s": 2 * DAY, "weekends_off": True,
+    }  # fmt: skip
+
+
 async def test_an_edit_cannot_make_fewer_places_than_have_entered(
     db: Database, clock: FakeClock, games: GameService, tours: Tournaments
 ) -> None:

@@ -451,11 +451,16 @@ class Tournaments:
         self, tid: int, *, name: str | None = None, size: int | None = None,
         starts_at: datetime | None = None, clock: ClockOptions | None = None,
         match_length: int | None = None, min_entrants: int | None = None,
+        move_s: int | None = None, bank_s: int | None = None, weekends_off: bool | None = None,
     ) -> None:  # fmt: skip
         """Change a tournament that has not started: its name, size, start time, its
-        games' clock and match length, how few may start it."""
+        games' clock and match length, how few may start it. ``move_s``, ``bank_s`` and
+        ``weekends_off`` change one part of the clock (over ``clock``, if given too) and
+        keep the rest as stored, read in the same transaction that writes: an edit made
+        meanwhile by someone else is not undone."""
         if clock is not None:
             checked_clock(clock)
+        partial = (move_s, bank_s, weekends_off) != (None, None, None)
 
         def action(repo: Repository) -> None:
             tr = repo.tournaments()
@@ -484,9 +489,17 @@ class Tournaments:
                     raise TournamentError(f"at least 2 and at most {new.size} must enter")
                 new = replace(new, min_entrants=min_entrants)
             opts = dict(new.options)
-            if clock is not None:
-                opts["clock"] = _clock_option(clock)
-                opts["deadline_hours"] = clock.move_s // 3600
+            merged = clock
+            if partial:
+                was = clock if clock is not None else clock_of(t)
+                merged = checked_clock(ClockOptions(
+                    was.move_s if move_s is None else move_s,
+                    was.bank_s if bank_s is None else bank_s,
+                    was.weekends_off if weekends_off is None else weekends_off,
+                ))  # fmt: skip
+            if merged is not None:
+                opts["clock"] = _clock_option(merged)
+                opts["deadline_hours"] = merged.move_s // 3600
             if match_length is not None:
                 if new.kind != "backgammon":
                     raise TournamentError("only backgammon has a match length")
