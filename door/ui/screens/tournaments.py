@@ -18,6 +18,7 @@ from door.ui.screen import (
     Transition,
     clean,
     draw_chrome,
+    help_layout,
 )
 from door.ui.terminal import InputEvent, Key, Text
 from door.ui.widgets import LineEditor, ListView, Menu, MenuItem
@@ -332,6 +333,9 @@ FORMAT_TITLES = (
 MATCH_LENGTHS = (1, 3, 5, 7, 9, 11)
 SWISS_ROUNDS = (3, 4, 5, 6, 7, 9)
 START_PROMPT = "Starts at, UTC (YYYY-MM-DD HH:MM; Enter alone: when full): "
+SHORT_PROMPTS = {"size": "Size: ", "start": "Starts at (UTC): "}
+"""The prompts typed on the field's own row of the compact form."""
+START_HELP = "YYYY-MM-DD HH:MM, then Enter · Enter alone: when full · Esc cancels"
 
 
 def _days(n: int) -> str:
@@ -370,6 +374,13 @@ class TournamentForm(Screen):
         self.editing: str | None = None
         self.prompt_text = ""
         self.editor = LineEditor(max_len=60)
+        self.compact = False
+        """The terminal has too few rows for the heading, every field, the C)reate and
+        Q)uit lines and a prompt under them (issue 16: from 40×15 up, every field and the
+        key line in sight): the fields start under the title, C and Q are on the key line
+        only, a line is typed on its field's own row."""
+        self.narrow = False
+        """Under 50 columns: the long labels are shortened to keep their values in sight."""
 
     @property
     def title(self) -> str:  # type: ignore[override]
@@ -379,6 +390,8 @@ class TournamentForm(Screen):
 
     @property
     def key_help(self) -> str:  # type: ignore[override]
+        if self.editing == "start":
+            return START_HELP
         if self.editing is not None:
             return "Type, then Enter to accept · Esc cancels"
         done = "C)reate it" if self.tid is None else "A)pply the changes"
@@ -430,20 +443,39 @@ class TournamentForm(Screen):
             out.append(MenuItem("O", f"Rounds: {self.rounds}", "rounds"))
         if new:
             bots = clean(self.bots, 24) if self.bots else "no"
-            out.append(MenuItem("B", f"Fill with computer players: {bots}", "bots"))
+            fill = "Computer players" if self.narrow else "Fill with computer players"
+            out.append(MenuItem("B", f"{fill}: {bots}", "bots"))
         out.append(MenuItem("D", f"Time for each move: {_hours(self.deadline_hours)}", "move"))
         out.append(MenuItem("R", f"Time bank (reserve): {_days(self.bank_days)}", "bank"))
         weekends = "yes" if self.weekends_off else "no"
         out.append(MenuItem("P", f"Pause the clock at weekends: {weekends}", "weekends"))
         start = "when full" if self.starts_at is None else f"{self.starts_at:%Y-%m-%d %H:%M} UTC"
         out.append(MenuItem("W", f"Starts: {start}", "start"))
-        out.append(MenuItem("C" if new else "A", "Create it" if new else "Apply the changes",
-                            "done"))  # fmt: skip
-        out.append(MenuItem("Q", "Back", "back"))
+        if not self.compact:
+            out.extend(self.actions())
         return out
 
+    def actions(self) -> list[MenuItem]:
+        """C)reate (or A)pply) and Q)uit: menu lines, and always keys."""
+        new = self.tid is None
+        return [MenuItem("C" if new else "A", "Create it" if new else "Apply the changes",
+                         "done"), MenuItem("Q", "Back", "back")]  # fmt: skip
+
     def refresh(self) -> None:
-        self.menu = Menu(self.items(), self.menu.selected)
+        items = self.items()
+        was = self.menu.items[self.menu.selected].action if self.menu.items else None
+        self.menu = Menu(items, self.menu.selected)
+        if was is not None:
+            self.menu.select_action(was)
+
+    def fit_to(self, ctx: Context) -> None:
+        """Lay out for the terminal's size (see :attr:`compact`)."""
+        width, height = ctx.caps.width, ctx.caps.height
+        self.narrow, self.compact = width < 50, False
+        lines = len(self.items())  # as laid out in full, C and Q included
+        body = height - 2 - len(help_layout(ctx, self.key_help, width))
+        self.compact = 3 + lines + 2 > body  # blank, heading, the lines, a gap, the prompt
+        self.refresh()
 
     def ask(self, what: str, prompt_text: str, *, digits: bool = False) -> None:
         self.editing = what
@@ -459,6 +491,9 @@ class TournamentForm(Screen):
         if isinstance(event, Key) and event.name == "escape":
             return Pop()
         item = self.menu.handle(event)
+        if item is None and isinstance(event, Text):  # C and Q off the compact form's menu
+            key = event.text.strip()[:1].lower()
+            item = next((i for i in self.actions() if i.key.lower() == key), None)
         if item is None:
             return None
         result = await self.change(str(item.action), ctx)
@@ -572,7 +607,11 @@ class TournamentForm(Screen):
             return None
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
+        self.fit_to(ctx)
         draw_chrome(canvas, ctx, self.title, self.key_help)
+        if self.compact:
+            self.render_compact(canvas, ctx)
+            return
         heading = "A new tournament" if self.tid is None else "Before it starts"
         canvas.put(2, 2, heading, HEADING_STYLE)
         rows = self.menu.render(canvas, 2, 3, min(canvas.width - 4, 60),
@@ -581,6 +620,20 @@ class TournamentForm(Screen):
             y = 4 + rows
             x = canvas.put(2, y, clip_text(self.prompt_text, canvas.width - 12), HEADING_STYLE)
             self.editor.render(canvas, x, y, max(min(40, canvas.width - x - 2), 6))
+
+    def render_compact(self, canvas: Canvas, ctx: Context) -> None:
+        """Every field from the row under the title, cut to the terminal's width; a line
+        being typed takes its field's row."""
+        width = min(ctx.caps.width, canvas.width) - 2
+        self.menu.render(canvas, 0, 1, min(width, 60), clickable=self.editing is None)
+        if self.editing is None:
+            return
+        row = next((1 + i for i, item in enumerate(self.menu.items)
+                    if item.action == self.editing), 1)  # fmt: skip
+        prompt = SHORT_PROMPTS.get(self.editing, self.prompt_text)
+        canvas.fill(0, row, width + 1, 1, " ")
+        x = canvas.put(1, row, clip_text(prompt, width - 8), HEADING_STYLE)
+        self.editor.render(canvas, x, row, max(min(40, width - x), 6))
 
 
 _V = TypeVar("_V")
