@@ -4,6 +4,9 @@ typed-move line and the step-by-step replay viewer. Both games share them.
 An overlay draws the game under it (``under.draw`` with the :class:`Cover` it puts over
 it), then its own line under the board and its own key help; it passes the game's
 notices to the game and closes itself when what it asked no longer applies (``valid``).
+A screen the game opens meanwhile (the opponent's move played on the board) waits until
+the overlay closes (:attr:`Overlay.after`): the question or the line stays in sight and
+keeps the keys.
 """
 
 from __future__ import annotations
@@ -52,11 +55,18 @@ class Overlay(Screen):
 
     cover: ClassVar[Cover] = Cover.CONFIRM
     keys: ClassVar[Keyset[Any]]
+    holds_back: ClassVar[bool] = True
+    """Whether a screen the game opens meanwhile waits for this one to close (a question,
+    a line being typed); a viewer of pictures lets it open over itself."""
 
     def __init__(self, under: GameScreenBase, valid: Callable[[], bool] | None = None) -> None:
         self.under = under
         self.title = under.title
         self._valid = valid
+        self.after: Screen | None = None
+        """What the game opened while this was open (the opponent's move, played on the
+        board): shown once this closes, not over it — else the answer's key, or the rest
+        of the line, would go to that screen and then to the board under this one."""
 
     @property
     def watch_game(self) -> int | None:
@@ -80,12 +90,19 @@ class Overlay(Screen):
             return None
         return await self.keys.dispatch(self, ctx, event)
 
+    def closed(self) -> Transition:
+        """Back to the game, or on to what it opened meanwhile (:attr:`after`)."""
+        return Pop() if self.after is None else Replace(self.after)
+
     async def on_notice(self, notice: Notice, ctx: Context) -> Transition | None:
         transition = await self.under.on_notice(notice, ctx)
+        if isinstance(transition, Push) and self.holds_back:
+            self.after = transition.screen
+            transition = None
         if transition is not None:
             return transition
         if self._valid is not None and not self._valid():
-            return Pop()
+            return self.closed()
         return None
 
 
@@ -116,15 +133,15 @@ class Confirm(Overlay):
 
     async def yes(self, ctx: Context, _key: str) -> Transition | None:
         await _run(self.on_yes, ctx)
-        return Pop()
+        return self.closed()
 
     async def no(self, ctx: Context, _key: str) -> Transition | None:
         await _run(self.on_no, ctx)
-        return Pop()
+        return self.closed()
 
     async def undo(self, ctx: Context, _key: str) -> Transition | None:
         await _run(self.on_undo, ctx)
-        return Pop()
+        return self.closed()
 
     # fmt: off
     keys = Keyset(
@@ -176,15 +193,19 @@ class ResignChoice(Overlay):
 
     async def level(self, ctx: Context, key: str) -> Transition | None:
         await self.offer(ctx, {"s": "single", "g": "gammon", "b": "backgammon"}[key])
-        return Pop()
+        return self.closed()
 
     def match(self, ctx: Context, _key: str) -> Transition | None:
         asked = self.whole_match(ctx)
-        return Replace(asked.screen) if isinstance(asked, Push) else Pop()
+        if not isinstance(asked, Push):
+            return self.closed()
+        if isinstance(asked.screen, Overlay) and asked.screen.after is None:
+            asked.screen.after = self.after  # still waits, for the match's Y/N now
+        return Replace(asked.screen)
 
     def no(self, ctx: Context, _key: str) -> Transition | None:
         ctx.status("Not done.")
-        return Pop()
+        return self.closed()
 
     # fmt: off
     keys = Keyset(
@@ -222,15 +243,15 @@ class MoveEditor(Overlay):
     async def submit(self, ctx: Context, _key: str) -> Transition | None:
         text = self.editor.text.strip()
         if not text:
-            return Pop()
+            return self.closed()
         if not await self.under.send(ctx, text):
             return None
         ctx.status(f"You played {text}.")
         self.under.after_typed_move(ctx)
-        return Pop()
+        return self.closed()
 
     def cancel(self, ctx: Context, _key: str) -> Transition | None:
-        return Pop()
+        return self.closed()
 
     async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
         """Typing goes to the line; the line's Enter and Esc go to the table."""
@@ -257,6 +278,8 @@ FrameDrawer = Callable[[Canvas, Context, int], None]
 class ReplayViewer(Overlay):
     """Moves shown one picture at a time: ``draw(canvas, ctx, i)`` draws picture ``i`` of
     ``count``. ``whole``: the viewer is the game's replay, and leaving it leaves the game."""
+
+    holds_back = False  # a question or a line may open over the pictures
 
     def __init__(
         self, under: GameScreenBase, count: int, draw: FrameDrawer, *, whole: bool = False

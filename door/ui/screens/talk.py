@@ -13,7 +13,7 @@ from door.services.chat import CHAT_MAX, OPEN, ChatError, ChatLine, line_from_no
 from door.ui.bindings import Binding, Keyset
 from door.ui.boards.common import HELP_BOX_STYLE, HELP_TEXT_STYLE
 from door.ui.canvas import Canvas, clip_text
-from door.ui.screen import Context, Pop, Push, Replace, Screen, Transition, clean
+from door.ui.screen import Context, Push, Transition, clean
 from door.ui.screens.overlays import HINT_STYLE, PROMPT_STYLE, Cover, Overlay
 from door.ui.terminal import InputEvent, Resize
 from door.ui.widgets import LineEditor
@@ -61,9 +61,6 @@ class TalkPrompt(Overlay):
         self.hint = hint
         self.said = said
         self.editor = LineEditor(text, max_len=max_len)
-        self.after: Screen | None = None
-        """What the board opened while the line was typed (the opponent's move played
-        on it): shown once the line is said or put away, not over the typing."""
 
     def draw_over(self, canvas: Canvas, ctx: Context) -> None:
         y = self.under.prompt_row(canvas)
@@ -73,24 +70,12 @@ class TalkPrompt(Overlay):
         canvas.put(1, y + 1, clip_text(hint, canvas.width - 2), HINT_STYLE)
 
     async def submit(self, ctx: Context, _key: str) -> Transition | None:
-        return self.close_line() if await self.said(ctx, self.editor.text) else None
+        """Said: back to the board, or on to what it opened meanwhile (the opponent's move
+        played on it waits for the line: :attr:`Overlay.after`)."""
+        return self.closed() if await self.said(ctx, self.editor.text) else None
 
     def cancel(self, ctx: Context, _key: str) -> Transition | None:
-        return self.close_line()
-
-    def close_line(self) -> Transition:
-        """Back to the board, or on to what it opened meanwhile."""
-        return Pop() if self.after is None else Replace(self.after)
-
-    async def on_notice(self, notice: Notice, ctx: Context) -> Transition | None:
-        """The board under hears every notice; a screen it opens (a move arriving, played
-        on the board) waits for the line, which keeps the keys: else the rest of the line
-        would go to that screen, then to the board as keys, and the line would be lost."""
-        transition = await self.under.on_notice(notice, ctx)
-        if isinstance(transition, Push):
-            self.after = transition.screen
-            return None
-        return transition
+        return self.closed()
 
     async def on_event(self, event: InputEvent, ctx: Context) -> Transition | None:
         """Typing goes to the line; its Enter and Esc go to the table."""
