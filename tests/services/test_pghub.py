@@ -43,3 +43,20 @@ async def test_a_notice_published_in_one_process_reaches_the_other(
 def test_sqlite_cannot_listen(tmp_path: object) -> None:
     with pytest.raises(ValueError, match="PostgreSQL"):
         PgHub(Database(f"sqlite+aiosqlite:///{tmp_path}/x.sqlite3"))
+
+
+async def test_a_stalled_reader_in_the_other_process_gets_a_resync_and_keeps_its_page(
+    two_processes: tuple[PgHub, PgHub],
+) -> None:
+    here, there = two_processes
+    stalled, marker = there.subscribe(7), there.subscribe(8)
+    here.publish(Notice(-9, "page", (7,), "Carol pages: still there?", 1))
+    for seq in range(250):  # more than the queue holds (100), none read
+        here.publish(Notice(3, "move", (7,), "", seq))
+    here.publish(Notice(4, "your_turn", (8,), "after the others", 1))
+    await asyncio.wait_for(marker.get(), 10)
+    await asyncio.sleep(0.3)
+    got = list(iter(stalled.get_nowait, None))
+    assert got[0].kind == "resync"
+    assert [n.text for n in got if n.kind == "page"] == ["Carol pages: still there?"]
+    assert len(got) <= 100
