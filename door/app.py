@@ -375,6 +375,7 @@ class App:
                     self.accounts,
                     max_len=self.config.limits.max_line,
                     address=terminal.address,
+                    escape_to="leave",  # SSH has no name prompt to go back to
                 )
                 if user is None:
                     return

@@ -89,9 +89,12 @@ async def register_dialogue(
     max_len: int = 512,
     attempts: int = 3,
     address: str | None = None,
+    escape_to: str = "go back",
 ) -> Any | None:
     """Ask for a new name and a password twice; the new user, or ``None`` if they gave up
     (or sign-ups are refused: closed, or too many from ``address``, said first).
+    ``escape_to`` says what Esc does where the caller is ("go back" to the name prompt;
+    over SSH, where there is none, "leave").
 
     The service counts every attempt against ``address``. A user that comes back
     pending (sign-ups need approval) is returned; the caller's session refuses it
@@ -103,7 +106,9 @@ async def register_dialogue(
         if reason is not None:
             terminal.write(f"\r\n{printable(reason)}\r\n")
             return None
-    terminal.write("\r\nNew account. Names are 2 to 20 characters. Press Esc to go back.\r\n")
+    terminal.write(
+        f"\r\nNew account. Names are 2 to 20 characters. Press Esc to {escape_to}.\r\n"
+    )
     for _ in range(attempts):
         terminal.write("Choose a name: ")
         name = await read_line(terminal, max_len=max_len)

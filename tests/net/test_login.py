@@ -61,6 +61,15 @@ async def test_unknown_user_and_wrong_password_get_the_same_message(app: App) ->
     writer.close()
 
 
+async def test_the_telnet_sign_up_says_esc_goes_back_to_the_name_prompt(app: App) -> None:
+    reader, writer = await connect(app)
+    writer.write(b"new\r")
+    assert b"Press Esc to go back." in await expect(reader, "Choose a name: ")
+    writer.write(b"\x1b")
+    await expect(reader, "Name: ")
+    writer.close()
+
+
 async def test_new_registers_with_the_password_twice(app: App) -> None:
     reader, writer = await connect(app)
     writer.write(b"new\r")

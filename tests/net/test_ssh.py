@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import stat
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,16 @@ async def test_user_new_registers_inside_the_session(app: App) -> None:
         proc.stdin.write(b"q")
         await proc.wait_closed()
     assert await app.services.accounts.authenticate("carol", "pw12345") is not None
+
+
+async def test_the_ssh_sign_up_says_esc_leaves_and_esc_does(app: App) -> None:
+    # over SSH there is no name prompt to go back to: the hint says what Esc really does
+    async with await ssh_connect(app, "new") as conn:
+        proc = await open_shell(conn)
+        shown = await expect(proc.stdout, "Choose a name: ")
+        assert b"Press Esc to leave." in shown
+        proc.stdin.write(b"\x1b")
+        await asyncio.wait_for(proc.wait_closed(), 10)
 
 
 async def test_window_change_is_a_resize_event(app: App) -> None:
