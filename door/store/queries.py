@@ -16,7 +16,7 @@ list checks each open game's seats by primary key; the other lists read
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from sqlalchemy import (
     JSON,
@@ -139,6 +139,23 @@ def seat_record(v: Sequence[Any]) -> SeatRecord:
 
 
 GAME_COLUMNS = 23  # the games table's columns, which lead each row of game_with_seats
+
+MOVE_COLUMNS = (
+    "snapshot", "to_act", "deadline", "updated_at", "summary", "last_seq", "chance_count",
+    "turn_started_at", "move_deadline",
+)  # fmt: skip
+"""The columns of a game that a move changes (with ``version``) when the game goes on."""
+SAVED_COLUMNS = ("status", *MOVE_COLUMNS, "finished_at", "outcome")
+"""Every column of a game that a versioned write may change (with ``version``)."""
+
+
+class GameWrites(NamedTuple):
+    """A versioned game write that answers with a seat's last-seen mark and the actor's
+    ban: by itself, and with the move's events appended in the same statement (for
+    PostgreSQL; see ``Repository.save_game_seen_appending``)."""
+
+    alone: Query[tuple[int, bool]]
+    appending: Query[tuple[int, bool]]
 
 
 def game_and_seat(v: Sequence[Any]) -> tuple[GameRecord, SeatRecord | None]:
@@ -455,70 +472,18 @@ class Queries:
         games, seats = self.games, self.seats
         p = bindparam
         # the optimistic lock: every changeable column, only over the version read
-        self.save_game = _write(
-            "save_game",
-            _update(games, "status", "snapshot", "to_act", "deadline", "updated_at",
-                    "finished_at", "summary", "outcome", "last_seq", "chance_count",
-                    "turn_started_at", "move_deadline")
-            .values(version=p("new_version"))
-            .where(
-                and_(
-                    games.c.id == p("w_id"),
-                    games.c.version == p("w_version"),
-                    games.c.snapshot == p("w_snapshot"),
-                )
-            ),
-        )
+        self.save_game = _write("save_game", self._versioned(SAVED_COLUMNS))
         # the same write, answering with one seat's last-seen mark as it stands (a move
         # made on a cached game needs the mover's, and this saves reading the seats) and
         # whether the acting user is banned (a ban takes effect at the next move, at no
-        # cost of a statement of its own)
-        self.save_game_seen = Query(
-            "save_game_seen",
-            self.save_game.statement.returning(  # type: ignore[attr-defined]
-                select(seats.c.last_seen_seq)
-                .where(seats.c.game_id == games.c.id, seats.c.seat == p("w_seat"))
-                .scalar_subquery(),
-                select(self.users.c.is_banned)
-                .where(self.users.c.id == p("w_actor"))
-                .scalar_subquery(),
-            ),
-            _seen_and_banned,
-        )
-        # PostgreSQL: the same write and the move's events in one statement (one round
-        # trip fewer a move). The INSERT reads the UPDATE's RETURNING, so it runs after
-        # the UPDATE took the row lock and only if the version matched; a data-modifying
-        # WITH always runs to completion, read or not. SQLite has no such WITH.
-        events = self.game_events
-        saved = self.save_game.statement.returning(  # type: ignore[attr-defined]
-            games.c.id,
-            select(seats.c.last_seen_seq)
-            .where(seats.c.game_id == games.c.id, seats.c.seat == p("w_seat"))
-            .scalar_subquery()
-            .label("seen"),
-            select(self.users.c.is_banned)
-            .where(self.users.c.id == p("w_actor"))
-            .scalar_subquery()
-            .label("banned"),
-        ).cte("saved")
-        logged = func.unnest(
-            p("e_seq", type_=ARRAY(Integer)),
-            p("e_seat", type_=ARRAY(Integer)),
-            p("e_kind", type_=ARRAY(String)),
-            p("e_payload", type_=ARRAY(JSON)),
-        ).table_valued("seq", "seat", "kind", "payload").render_derived()
-        appended = insert(events).from_select(
-            ["game_id", "seq", "seat", "kind", "payload", "created_at"],
-            select(
-                saved.c.id, logged.c.seq, logged.c.seat, logged.c.kind, logged.c.payload,
-                p("created_at", type_=UTCDateTime),
-            ).select_from(saved.join(logged, true())),
-        ).cte("appended")  # fmt: skip
-        self.save_game_seen_appending = Query(
-            "save_game_seen_appending",
-            select(saved.c.seen, saved.c.banned).add_cte(appended),
-            _seen_and_banned,
-        )
+        # cost of a statement of its own); and, on PostgreSQL, with the move's events
+        # appended in the same statement (GameWrites)
+        self.save_game_seen = self._game_writes_seen("save_game", SAVED_COLUMNS)
+        # a move that leaves the game's status, finish and outcome as they were (every
+        # move but a game's last) writes only the columns a move changes: SETting
+        # ``status`` again, to the same value, made SQLite rewrite the entries of the
+        # three indexes that begin with it (bench/commit_moves.py)
+        self.save_move_seen = self._game_writes_seen("save_move", MOVE_COLUMNS)
         self.insert_seats = _write(
             "insert_seats",
             _insert(seats, "game_id", "seat", "kind", "user_id", "bot_level", "timeouts",
@@ -557,6 +522,65 @@ class Queries:
             .limit(p("limit")),
             _overdue,
         )
+
+    def _versioned(self, columns: Sequence[str]) -> Update:
+        """The versioned UPDATE of ``columns`` of a game (``version`` set to
+        ``new_version``), only over the stored game at ``w_version`` with ``w_snapshot``."""
+        games, p = self.games, bindparam
+        return (
+            _update(games, *columns)
+            .values(version=p("new_version"))
+            .where(
+                and_(
+                    games.c.id == p("w_id"),
+                    games.c.version == p("w_version"),
+                    games.c.snapshot == p("w_snapshot"),
+                )
+            )
+        )
+
+    def _game_writes_seen(self, name: str, columns: Sequence[str]) -> GameWrites:
+        """The versioned write of ``columns`` answering with the seat ``w_seat``'s
+        last-seen mark and whether the user ``w_actor`` is banned; alone, and (for
+        PostgreSQL) with the move's events appended in the same statement."""
+        games, seats, users, events = self.games, self.seats, self.users, self.game_events
+        p = bindparam
+        seen = (
+            select(seats.c.last_seen_seq)
+            .where(seats.c.game_id == games.c.id, seats.c.seat == p("w_seat"))
+            .scalar_subquery()
+        )
+        banned = select(users.c.is_banned).where(users.c.id == p("w_actor")).scalar_subquery()
+        alone = Query(
+            f"{name}_seen", self._versioned(columns).returning(seen, banned), _seen_and_banned
+        )
+        # The INSERT reads the UPDATE's RETURNING, so it runs after the UPDATE took the
+        # row lock and only if the version matched; a data-modifying WITH always runs to
+        # completion, read or not. SQLite has no such WITH.
+        saved = (
+            self._versioned(columns)
+            .returning(games.c.id, seen.label("seen"), banned.label("banned"))
+            .cte("saved")
+        )
+        logged = func.unnest(
+            p("e_seq", type_=ARRAY(Integer)),
+            p("e_seat", type_=ARRAY(Integer)),
+            p("e_kind", type_=ARRAY(String)),
+            p("e_payload", type_=ARRAY(JSON)),
+        ).table_valued("seq", "seat", "kind", "payload").render_derived()
+        appended = insert(events).from_select(
+            ["game_id", "seq", "seat", "kind", "payload", "created_at"],
+            select(
+                saved.c.id, logged.c.seq, logged.c.seat, logged.c.kind, logged.c.payload,
+                p("created_at", type_=UTCDateTime),
+            ).select_from(saved.join(logged, true())),
+        ).cte("appended")  # fmt: skip
+        appending = Query(
+            f"{name}_seen_appending",
+            select(saved.c.seen, saved.c.banned).add_cte(appended),
+            _seen_and_banned,
+        )
+        return GameWrites(alone, appending)
 
     def _log_and_lists(self) -> None:
         """The event log, what seats have not seen, and the game lists."""

@@ -21,6 +21,7 @@ from typing import TypeVar
 from door.store.queries import (
     ARCHIVE_USERS_MAX,
     GAME_COLUMNS,
+    GameWrites,
     LeaseQueries,
     ListWhich,
     OutboxQueries,
@@ -434,34 +435,46 @@ class Repository:
             "move_deadline": game.move_deadline,
         }
 
+    def _save_seen(self, game: GameRecord, was: GameRecord) -> GameWrites:
+        """The versioned write for ``game`` over ``was``: the narrow one when status,
+        finish and outcome stay as they were (``Queries.save_move_seen``)."""
+        q = self._q
+        if (
+            game.status == was.status
+            and game.finished_at == was.finished_at
+            and game.outcome == was.outcome
+        ):
+            return q.save_move_seen
+        return q.save_game_seen
+
     def save_game_seen(
-        self, game: GameRecord, expected_version: int, expected_snapshot: str, seat: int,
-        actor: int,
-    ) -> tuple[int, bool] | None:  # fmt: skip
-        """:meth:`save_game`, answering with ``seat``'s last-seen mark as it stands and
-        whether the user ``actor`` is banned; None if nothing was written."""
+        self, game: GameRecord, was: GameRecord, seat: int, actor: int
+    ) -> tuple[int, bool] | None:
+        """:meth:`save_game` over ``was`` (its version and snapshot), answering with
+        ``seat``'s last-seen mark as it stands and whether the user ``actor`` is banned;
+        None if nothing was written."""
         params = {
-            **self._save_params(game, expected_version, expected_snapshot),
+            **self._save_params(game, was.version, was.snapshot),
             "w_seat": seat,
             "w_actor": actor,
         }
-        return _first(self._run.rows(self._q.save_game_seen, params))
+        return _first(self._run.rows(self._save_seen(game, was).alone, params))
 
     def save_game_seen_appending(
-        self, game: GameRecord, expected_version: int, expected_snapshot: str, seat: int,
-        actor: int, events: Sequence[NewEvent], now: datetime,
+        self, game: GameRecord, was: GameRecord, seat: int, actor: int,
+        events: Sequence[NewEvent], now: datetime,
     ) -> tuple[int, bool] | None:  # fmt: skip
         """:meth:`save_game_seen`, then, if that wrote, :meth:`append_events` (numbered
         so that the last is ``game.last_seq``); on PostgreSQL one statement, one round
         trip."""
         first_seq = game.last_seq - len(events) + 1
         if not isinstance(self._run, PgRunner):
-            found = self.save_game_seen(game, expected_version, expected_snapshot, seat, actor)
+            found = self.save_game_seen(game, was, seat, actor)
             if found is not None:
                 self.append_events(game.id, first_seq, events, now)
             return found
         params = {
-            **self._save_params(game, expected_version, expected_snapshot),
+            **self._save_params(game, was.version, was.snapshot),
             "w_seat": seat,
             "w_actor": actor,
             "e_seq": list(range(first_seq, first_seq + len(events))),
@@ -470,7 +483,7 @@ class Repository:
             "e_payload": [e.payload for e in events],
             "created_at": now,
         }
-        return _first(self._run.rows(self._q.save_game_seen_appending, params))
+        return _first(self._run.rows(self._save_seen(game, was).appending, params))
 
     def insert_seats(self, seats: Sequence[SeatRecord]) -> None:
         self._run.execute_many(

@@ -28,6 +28,7 @@ into :class:`StorageError`, so nothing above sees a driver's exception.
 
 from __future__ import annotations
 
+import operator
 import re
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
@@ -336,6 +337,13 @@ class Prepared:
     is_select: bool
     converted: tuple[tuple[int, Processor], ...]
     """(column, processor) of each result column that has a processor (see ``_records``)."""
+    fetch: Callable[[Params], tuple[object, ...]] | None
+    """For a statement whose every argument is one of the caller's parameters (no fixed
+    value, no element of a list): the values of all of them at once, in order (one
+    ``operator.itemgetter`` call, not a Python loop over them; a versioned game write
+    has 18 of them)."""
+    bound: tuple[tuple[int, Processor], ...]
+    """With ``fetch``: (position, processor) of each argument that has a processor."""
 
     @classmethod
     def compile(
@@ -383,10 +391,25 @@ class Prepared:
                 results.append(None)
         is_select = bool(getattr(statement, "is_select", False))
         converted = tuple((i, f) for i, f in enumerate(results) if f is not None)
-        return cls(state.statement, tuple(arguments), tuple(results), is_select, converted)
+        fetch: Callable[[Params], tuple[object, ...]] | None = None
+        bound: tuple[tuple[int, Processor], ...] = ()
+        if arguments and all(name and index < 0 for name, index, _, _ in arguments):
+            names = [name for name, _, _, _ in arguments]
+            fetch = _fetcher(names)
+            bound = tuple((i, f) for i, (_, _, _, f) in enumerate(arguments) if f is not None)
+        return cls(
+            state.statement, tuple(arguments), tuple(results), is_select, converted, fetch,
+            bound,
+        )  # fmt: skip
 
     def values(self, params: Params) -> list[object]:
         """The positional values for one call, converted as SQLAlchemy would."""
+        fetch = self.fetch
+        if fetch is not None:
+            values = list(fetch(params))
+            for i, f in self.bound:
+                values[i] = f(values[i])
+            return values
         out: list[object] = []
         append = out.append
         for name, index, constant, processor in self.arguments:
@@ -398,6 +421,15 @@ class Prepared:
                 value = constant
             append(value if processor is None else processor(value))
         return out
+
+
+def _fetcher(names: Sequence[str]) -> Callable[[Params], tuple[object, ...]]:
+    """The values of ``names`` from a mapping, as a tuple (``itemgetter`` of one name
+    gives the bare value)."""
+    get = operator.itemgetter(*names)
+    if len(names) > 1:
+        return get
+    return lambda params: (get(params),)
 
 
 class PreparedStatements:

@@ -93,6 +93,39 @@ async def test_saving_a_game_at_its_version_writes_it_with_the_next_version(
     assert await game_record(db, snap.info.id) == replace(changed, version=before.version + 1)
 
 
+@pytest.mark.parametrize("finishing", [False, True], ids=["goes-on", "finishes"])
+async def test_a_moves_write_saves_every_change_and_its_events_with_the_next_version(
+    db: Database, games: GameService, alice: User, bob: User, clock: FakeClock,
+    finishing: bool,
+) -> None:  # fmt: skip
+    snap = await two_player_game(games, alice, bob)
+    before = await game_record(db, snap.info.id)
+    now = clock.now() + timedelta(minutes=5)
+    events = [
+        NewEvent(0, "move", {"move": "8/5 6/5"}),
+        NewEvent(None, "chance", {"chance": [3, 1]}),
+    ]
+    changed = replace(
+        before, snapshot=before.snapshot + "x", summary="moved", updated_at=now, to_act=1,
+        deadline=now + timedelta(hours=3), last_seq=before.last_seq + 2,
+        chance_count=before.chance_count + 1, turn_started_at=now,
+        move_deadline=now + timedelta(hours=2), version=before.version + 1,
+    )  # fmt: skip
+    if finishing:
+        changed = replace(
+            changed, status="finished", to_act=None, finished_at=now, outcome={"winners": [0]}
+        )
+    found = await db.transact(
+        lambda repo: repo.save_game_seen_appending(changed, before, 0, alice.id, events, now)
+    )
+    assert found is not None
+    assert await game_record(db, snap.info.id) == changed
+    logged = await db.run_read(lambda repo: repo.events(snap.info.id, before.last_seq))
+    assert [(e.seat, e.kind, e.payload) for e in logged] == [
+        (e.seat, e.kind, e.payload) for e in events
+    ]
+
+
 async def test_saving_a_game_at_a_stale_version_changes_nothing(
     db: Database, games: GameService, alice: User, bob: User
 ) -> None:

@@ -286,9 +286,7 @@ class GameCore:
             self.append(repo, game.id, was.last_seq + 1, events, now)
             return loaded.seats
         try:
-            found = repo.save_game_seen_appending(
-                game, was.version, was.snapshot, seat, actor, events, now
-            )
+            found = repo.save_game_seen_appending(game, was, seat, actor, events, now)
         except ConflictError:
             raise Stale() from None
         if found is None:
