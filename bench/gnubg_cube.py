@@ -216,14 +216,19 @@ class Decision:
     cube: int
     owner: int
     game: int
+    own: tuple[float, float, float] | None = None  # the expert's own (nd, dt, dp)
 
 
-def decision_of(state: BackgammonState, action: str, game: int) -> Decision:
+def decision_of(
+    state: BackgammonState, action: str, game: int, engine: BgEngine | None = None
+) -> Decision:
+    """The decision ``action`` in ``state``; with ``engine``, its own cube equities too."""
     turn = state.turn
     owner = -1 if state.cube_owner is None else (0 if state.cube_owner == turn else 1)
     kind = "double" if state.phase == DECIDE else "take"
+    own = engine.cube_analysis(state)[:3] if engine is not None else None
     return Decision(kind, action, state.board[turn], state.board[1 - turn], state.cube,
-                    owner, game)  # fmt: skip
+                    owner, game, own)  # fmt: skip
 
 
 @dataclass
@@ -233,21 +238,25 @@ class Collector:
 
     game: int
     engine: BgEngine
+    own: bool = False  # keep the expert's own cube equities as well
     found: list[Decision] = field(default_factory=list)
 
     def score(self, state: BackgammonState, after: BackgammonState, move: Any, t: Any) -> None:
         if state.phase == DECIDE and move.action in ("double", "roll"):
             if move.action == "roll" and not self.engine.is_cube_decision(state):
                 return
-            self.found.append(decision_of(state, move.action, self.game))
+            self.found.append(decision_of(state, move.action, self.game, self._own()))
         elif state.phase == DOUBLED and not state.beavered and move.action in ("take", "drop"):
-            self.found.append(decision_of(state, move.action, self.game))
+            self.found.append(decision_of(state, move.action, self.game, self._own()))
+
+    def _own(self) -> BgEngine | None:
+        return self.engine if self.own else None
 
 
 _JUDGE: BgEngine | None = None
 
 
-def _game(job: tuple[int, int, int]) -> tuple[list[Decision], list[float]]:
+def _game(job: tuple[int, int, int, bool]) -> tuple[list[Decision], list[float]]:
     """One money game of the expert (seat ``seat``) against the reference: its close cube
     decisions and its move times (ms)."""
     from strength import MONEY, play_one
@@ -255,8 +264,8 @@ def _game(job: tuple[int, int, int]) -> tuple[list[Decision], list[float]]:
     global _JUDGE  # one quick engine per worker for the closeness filter
     if _JUDGE is None:
         _JUDGE = BgEngine("bg-expert", rng=random.Random(1))
-    game, seat, seed = job
-    c = Collector(game, _JUDGE)
+    game, seat, seed, own = job
+    c = Collector(game, _JUDGE, own)
     t = play_one("bg-expert", seat, dict(MONEY), seed, c)  # type: ignore[arg-type]
     return c.found, t.times_ms
 
@@ -274,6 +283,32 @@ def rate(losses: list[float]) -> float | None:
     return round(1000 * statistics.fmean(losses), 3) if losses else None
 
 
+def margin_sweep(
+    judged: list[tuple[Decision, Cube]], margins: list[float]
+) -> dict[str, dict[str, Any]]:
+    """The expert's cube error had it doubled when doubling beats playing on by each of
+    ``margins`` (by its own equities; its takes and drops as played), judged as played."""
+    out: dict[str, dict[str, Any]] = {}
+    for m in margins:
+        losses: list[float] = []
+        doubles = early = changed = 0
+        for d, j in judged:
+            if d.kind != "double" or d.own is None:
+                losses.append(j.taker_loss(d.action == "take") if d.kind == "take" else
+                              j.doubler_loss(d.action == "double"))  # fmt: skip
+                continue
+            nd, dt, dp = d.own
+            doubled = min(dt, dp) > nd + m
+            changed += doubled != (d.action == "double")
+            losses.append(j.doubler_loss(doubled))
+            doubles += doubled
+            early += doubled and j.before_doubling_point
+        out[str(m)] = {"cube_error_x1000": rate(losses), "doubles": doubles,
+                       "early": early, "wrong_double_share": round(early / doubles, 3)
+                       if doubles else None, "changed": changed}  # fmt: skip
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", type=int, default=200, help="money games of the expert")
@@ -283,12 +318,19 @@ def main() -> None:
     ap.add_argument("--player-plies", type=int, default=0, help="gnubg's depth as player")
     ap.add_argument("--gnubg", default=None, help="the gnubg program (default: found)")
     ap.add_argument("--show", type=int, default=10, help="worst expert decisions to list")
+    ap.add_argument(
+        "--margins",
+        default="",
+        help="comma-separated double margins to replay the expert's doubling at "
+        "(from its own equities, kept for each decision: slower)",
+    )
     args = ap.parse_args()
     program = args.gnubg or gnubg_path()
     if program is None:
         sys.exit("gnubg is not installed (Debian: apt-get install gnubg)")
     started = time.time()
-    jobs = [(g, g % 2, args.seed + 1000 * g) for g in range(args.games)]
+    margins = [float(m) for m in args.margins.split(",") if m]
+    jobs = [(g, g % 2, args.seed + 1000 * g, bool(margins)) for g in range(args.games)]
     decisions: list[Decision] = []
     times: list[float] = []
     with ProcessPoolExecutor(max_workers=max(1, args.workers)) as pool:
@@ -299,6 +341,7 @@ def main() -> None:
     judge, player = args.judge_plies, args.player_plies
     rows: dict[str, Row] = {}
     worst: list[tuple[float, Decision, Cube]] = []
+    judged: list[tuple[Decision, Cube]] = []
     doubles = early = g0_doubles = g0_early = missed = g0_missed = 0
     wrong_takes = wrong_drops = 0
     with Gnubg(program) as gnubg:
@@ -330,6 +373,7 @@ def main() -> None:
             row.expert_wrong += loss > 0
             row.gnubg0_wrong += g0 > 0
             worst.append((loss, d, j))
+            judged.append((d, j))
     took_s = time.time() - started
     print(f"{args.games} money games, expert (bgsage 2-ply) vs the same reference; judge: "
           f"gnubg {judge}-ply cubeful, player compared: gnubg {player}-ply")  # fmt: skip
@@ -348,6 +392,11 @@ def main() -> None:
             f"{encode_position(d.on_roll, d.opponent)} cube {d.cube} owner {d.owner}: "
             f"nd {j.nd:+.3f} dt {j.dt:+.3f} dp {j.dp:+.3f} ({j.words}) game {d.game}"
         )  # fmt: skip
+    sweep = margin_sweep(judged, margins) if margins else None
+    if sweep:
+        print("the expert's doubles replayed at other margins (its own nd/dt/dp, same judge):")
+        for m, row in sweep.items():
+            print(f"  margin {m}: " + ", ".join(f"{k} {v}" for k, v in row.items()))
     expert_all = [x for r in rows.values() for x in r.expert]
     gnubg0_all = [x for r in rows.values() for x in r.gnubg0]
     e, g = rate(expert_all), rate(gnubg0_all)
@@ -369,6 +418,7 @@ def main() -> None:
         "by_type": {k: {"n": r.n, "expert_x1000": rate(r.expert),
                         "gnubg0_x1000": rate(r.gnubg0), "expert_wrong": r.expert_wrong,
                         "gnubg0_wrong": r.gnubg0_wrong} for k, r in rows.items()},
+        "margin_sweep": sweep,
         "judge_plies": judge,
         "player_plies": player,
         "expert_move_ms_p95": round(sorted(times)[int(0.95 * (len(times) - 1))], 1)
