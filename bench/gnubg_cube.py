@@ -183,7 +183,11 @@ class Gnubg:
         self._proc.stdin.write(json.dumps(ask) + "\n")
         self._proc.stdin.flush()
         got = json.loads(self._read())
-        return {p: Cube(*(float(x) for x in got[str(p)][:3]), got[str(p)][3]) for p in plies}
+        out = {}
+        for p in plies:
+            nd, dt, dp, words = got[str(p)]
+            out[p] = Cube(float(nd), float(dt), float(dp), str(words))
+        return out
 
     def close(self) -> None:
         if self._proc.poll() is None:
@@ -395,8 +399,8 @@ def main() -> None:
     sweep = margin_sweep(judged, margins) if margins else None
     if sweep:
         print("the expert's doubles replayed at other margins (its own nd/dt/dp, same judge):")
-        for m, row in sweep.items():
-            print(f"  margin {m}: " + ", ".join(f"{k} {v}" for k, v in row.items()))
+        for m, figures in sweep.items():
+            print(f"  margin {m}: " + ", ".join(f"{k} {v}" for k, v in figures.items()))
     expert_all = [x for r in rows.values() for x in r.expert]
     gnubg0_all = [x for r in rows.values() for x in r.gnubg0]
     e, g = rate(expert_all), rate(gnubg0_all)
