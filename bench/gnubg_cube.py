@@ -32,6 +32,17 @@ expert decisions (position ID, cube, equities), and last one JSON object:
   in these positions.
 * per-type counts, wrong takes / drops, missed doubles, seconds, load average.
 
+``--margins 0,0.03,0.05``: the expert's own (nd, dt, dp) is kept for every decision and
+its doubling replayed at each margin (bgengine's ``MONEY_DOUBLE_MARGIN`` is 0.03), judged
+the same way; takes and drops as played.
+
+Measured (2 shared cores, load average 2-3, 300 games each, about 880 decisions):
+seed 2026, 2-ply judge: expert 1.10 against gnubg 0-ply 2.36 (ratio 0.465), 19 of 167
+doubles early (0.114); seed 7: 1.26 against 2.56 (0.491), 20 of 179 (0.112); seed 2026
+with a 3-ply judge: 1.18 against 2.99 (0.396), 17 of 167 (0.102). The margin sweep puts
+0.03 at or next to the lowest error on both seeds (0.04: 0.95 and 1.35; 0.02: 1.08 and
+1.35; 0: 1.54 and 1.81).
+
 gnubg's directory is a throwaway ``HOME`` (it writes a settings directory there).
 """
 
