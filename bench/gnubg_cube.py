@@ -281,7 +281,7 @@ def _game(job: tuple[int, int, int, bool]) -> tuple[list[Decision], list[float]]
         _JUDGE = BgEngine("bg-expert", rng=random.Random(1))
     game, seat, seed, own = job
     c = Collector(game, _JUDGE, own)
-    t = play_one("bg-expert", seat, dict(MONEY), seed, c)  # type: ignore[arg-type]
+    t = play_one("bg-expert", seat, dict(MONEY), seed, c)
     return c.found, t.times_ms
 
 

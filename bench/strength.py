@@ -46,7 +46,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -91,6 +91,14 @@ class Tally:
         self.times_ms += other.times_ms
         self.points += other.points
         self.games += other.games
+
+
+class Scorer(Protocol):
+    """What a game is played with: something that looks at each decision made."""
+
+    def score(
+        self, state: BackgammonState, after: BackgammonState, move: Any, t: Tally
+    ) -> None: ...
 
 
 class Analyst:
@@ -163,7 +171,7 @@ class Analyst:
 
 
 def play_one(
-    level: str, seat: int, options: dict[str, Any], seed: int, analyst: Analyst
+    level: str, seat: int, options: dict[str, Any], seed: int, analyst: Scorer
 ) -> Tally:
     """One game (or match) of ``level`` in ``seat`` against the reference."""
     rng = random.Random(seed)
