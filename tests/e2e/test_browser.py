@@ -25,8 +25,6 @@ import os
 import re
 import shutil
 import sqlite3
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -39,6 +37,7 @@ import pytest
 from door.games.backgammon.matchid import state_from_id
 from door.games.backgammon.position import DECIDE, MOVING, BackgammonState
 from door.games.backgammon.rules import BackgammonRules
+from tests.e2e.serving import door_serving
 from tests.net.served import free_ports
 
 REPO = Path(__file__).resolve().parents[2]
@@ -85,26 +84,11 @@ def door() -> Iterator[Door]:
     data = tmp / "data"
     log = tmp / "serve.log"
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "door", "serve", "--data-dir", str(data),
-             "--config", str(config), "--web-port", str(web_port)],
-            cwd=tmp, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
     try:
-        end = time.monotonic() + WAIT_S
-        while "door: serving" not in log.read_text():
-            if proc.poll() is not None or time.monotonic() > end:
-                raise AssertionError(f"door serve did not start:\n{log.read_text()}")
-            time.sleep(0.1)
-        yield Door(f"http://127.0.0.1:{web_port}/", data / "door.sqlite3", log)
+        extra = ("--web-port", str(web_port))
+        with door_serving(data, config, cwd=tmp, env=env, log=log, extra=extra):
+            yield Door(f"http://127.0.0.1:{web_port}/", data / "door.sqlite3", log)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
         shutil.rmtree(tmp, ignore_errors=True)
 
 

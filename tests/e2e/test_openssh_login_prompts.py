@@ -31,6 +31,7 @@ import asyncssh
 import pytest
 
 from door.net.limits import ACCOUNT_LOCKED, ADDRESS_BLOCKED
+from tests.e2e.serving import door_serving
 from tests.e2e.test_real_clients import Pane, Tmux, flat
 from tests.net.served import free_ports
 
@@ -104,27 +105,8 @@ def door(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Door]:
              stdin=CAROL_PASSWORD + "\n")  # fmt: skip
     door_cli(data, config, "user", "key-add", "carol", str(carol_key) + ".pub")
     log = tmp / "serve.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "door", "serve", "--data-dir", str(data),
-             "--config", str(config)],
-            cwd=tmp, env=dict(os.environ, PYTHONPATH=str(REPO)),
-            stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    try:
-        end = time.monotonic() + WAIT_S
-        while "door: serving" not in log.read_text():
-            if proc.poll() is not None or time.monotonic() > end:
-                raise AssertionError(f"door serve did not start:\n{log.read_text()}")
-            time.sleep(0.1)
+    with door_serving(data, config, cwd=tmp, env=dict(os.environ, PYTHONPATH=str(REPO)), log=log):
         yield Door(ssh_port, keys, carol_key)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture(scope="module")

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.serving import door_serving
 from tests.e2e.test_real_clients import Pane, Tmux, flat
 from tests.net.served import free_ports
 
@@ -79,26 +80,8 @@ def door(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Door]:
     )  # fmt: skip
     assert added.returncode == 0, added.stderr
     log = tmp / "serve.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "door", "serve", "--data-dir", str(data),
-             "--config", str(config)],
-            cwd=tmp, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    try:
-        end = time.monotonic() + WAIT_S
-        while "door: serving" not in log.read_text():
-            if proc.poll() is not None or time.monotonic() > end:
-                raise AssertionError(f"door serve did not start:\n{log.read_text()}")
-            time.sleep(0.1)
+    with door_serving(data, config, cwd=tmp, env=env, log=log):
         yield Door(ssh_port, tmp)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture(scope="module")

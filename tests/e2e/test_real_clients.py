@@ -24,7 +24,6 @@ import re
 import shutil
 import sqlite3
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -37,6 +36,7 @@ from door.games.backgammon.matchid import state_from_id
 from door.games.backgammon.notation import from_viewpoint
 from door.games.backgammon.position import DECIDE, MOVING, OVER, BackgammonState
 from door.games.backgammon.rules import BackgammonRules
+from tests.e2e.serving import door_serving
 from tests.net.served import free_ports
 
 REPO = Path(__file__).resolve().parents[2]
@@ -76,26 +76,8 @@ def door(tmp_path: Path) -> Iterator[Door]:
     data = tmp_path / "data"
     log = tmp_path / "serve.log"
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "door", "serve", "--data-dir", str(data),
-             "--config", str(config)],
-            cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    try:
-        end = time.monotonic() + WAIT_S
-        while "door: serving" not in log.read_text():
-            if proc.poll() is not None or time.monotonic() > end:
-                raise AssertionError(f"door serve did not start:\n{log.read_text()}")
-            time.sleep(0.1)
+    with door_serving(data, config, cwd=tmp_path, env=env, log=log):
         yield Door(telnet_port, ssh_port, data / "door.sqlite3")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 # --- the clients, in a private tmux server -------------------------------------------------
