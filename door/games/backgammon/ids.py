@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
 from dataclasses import dataclass
 
 from door.games.backgammon.position import CHECKERS, Side
@@ -43,8 +42,6 @@ def _b64decode(text: str, nbytes: int, what: str) -> bytes:
     return raw[:nbytes]
 
 
-# Pure and called for every snapshot written; positions recur (a roll keeps the board).
-@functools.lru_cache(maxsize=4096)
 def encode_position(on_roll: Side, opponent: Side) -> str:
     """The Position ID of a board given as (player on roll, opponent), each 25 counts,
     as gnubg shows it to the player on roll (the opponent's checkers are written first).
@@ -129,7 +126,6 @@ class MatchKey:
     jacoby: bool = True
 
 
-@functools.lru_cache(maxsize=4096)
 def encode_match(key: MatchKey) -> str:
     """The 12-character Match ID of ``key``."""
     if key.cube < 1 or key.cube & (key.cube - 1) or key.cube > 1 << 15:

@@ -12,7 +12,6 @@ matching them against the legal plays is the rules' job (``reading.py``).
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 
@@ -134,9 +133,6 @@ def parse_text(text: str) -> list[WrittenMove]:
     return list(_parse_text(text))
 
 
-# Pure, and the same few hundred plays are typed over and over: each move a server
-# commits is read here first.
-@functools.lru_cache(maxsize=4096)
 def _parse_text(text: str) -> tuple[WrittenMove, ...]:
     cleaned = text.strip().lower().replace(",", " ")
     if not cleaned:

@@ -63,6 +63,7 @@ ID codec), ``reading`` (reading and checking plays, and saying what is wrong) an
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -118,13 +119,30 @@ __all__ = [
 ]
 
 
+MEMO_SIZE = 4096
+"""How many states' IDs, and typed moves, one :class:`BackgammonRules` remembers."""
+
+
 class BackgammonRules:
-    """Backgammon under the standard rules; see the module doc for phases and moves."""
+    """Backgammon under the standard rules; see the module doc for phases and moves.
+
+    Each rules object keeps one bounded memo of two pure answers that recur: a state's ID
+    (:meth:`to_id`: every snapshot a server writes, and a roll keeps the board) and a
+    typed move read in a state (:meth:`parse_move`: every move a player types is read
+    here first, and the same plays are typed over and over). Equal states and texts give
+    equal answers, so the memo can never be stale; it belongs to the object (the
+    composition root builds the rules, ``door.games.registry.build_registry``), never to
+    the module. ``memo_size`` 0 remembers nothing.
+    """
 
     kind = "backgammon"
     title = "Backgammon"
     min_seats = 2
     max_seats = 2
+
+    def __init__(self, memo_size: int = MEMO_SIZE) -> None:
+        self._ids = functools.lru_cache(maxsize=memo_size)(matchid.state_to_id)
+        self._reads = functools.lru_cache(maxsize=memo_size)(reading.read_move)
 
     # --- set-up and identity -------------------------------------------------------
     def default_options(self) -> dict[str, JSONValue]:
@@ -165,7 +183,7 @@ class BackgammonRules:
 
     def to_id(self, state: BackgammonState) -> str:
         """``POSITIONID:MATCHID[:extras]`` (see the module doc)."""
-        return matchid.state_to_id(state)
+        return self._ids(state)
 
     def from_id(
         self, text: str, options: Mapping[str, JSONValue] | None = None
@@ -270,7 +288,7 @@ class BackgammonRules:
     def parse_move(self, state: BackgammonState, text: str) -> BgMove:
         """Read an action or a checker play that is legal now; raises the error trio with
         a message fit to show the player."""
-        move = reading.read_move(state, text)
+        move = self._reads(state, text)
         if move.action != "play":
             self.apply(state, move)  # an action not allowed now says why, here
         return move

@@ -540,3 +540,31 @@ def test_jacoby_travels_in_gnubgs_match_id_bit() -> None:
     assert decode_match(R.to_id(off).split(":")[1]).jacoby is False
     # An ID written without the bit (older gnubg) reads as Jacoby on, as gnubg reads it.
     assert R.from_id("4HPwATDgc/ABMA:cAkAAAAAAAAA").options.jacoby is True
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_a_rules_object_remembering_answers_gives_what_one_remembering_nothing_gives(
+    seed: int,
+) -> None:
+    # the same random money game played on both: every state's ID and every typed play
+    # (and every refusal of a text that is no move) agree, seen once or again
+    rng = random.Random(seed)
+    memo, plain = BackgammonRules(), BackgammonRules(memo_size=0)
+    state = memo.new_game(2, {"match_length": 0, "cube": False})
+    for _ in range(120):
+        if memo.outcome(state) is not None:
+            break
+        assert memo.to_id(state) == plain.to_id(state) == memo.to_id(state)
+        if memo.chance_pending(state):
+            state = memo.apply_chance(state, memo.sample_chance(state, rng))
+            continue
+        moves = list(memo.legal_moves(state))
+        move = rng.choice(moves)
+        text = memo.format_move(state, move)
+        for rules in (memo, plain, memo):
+            assert rules.parse_move(state, text) == move
+        for rules in (memo, plain, memo):
+            with pytest.raises(Refusal):
+                rules.parse_move(state, "26/1 nonsense")
+        state = memo.apply(state, move)
