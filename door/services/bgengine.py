@@ -287,8 +287,12 @@ class BgEngine:
         rng: random.Random | None = None,
         threads: int = 0,
         analyzers: AnalyzerPool | None = None,
+        weights: pubeval.Weights | None = None,
     ) -> None:
         spec = bg_level(level)
+        self.weights = weights if weights is not None else pubeval.shipped_weights()
+        """The fallback's networks (``pubeval``): engines of several levels should share
+        one (:class:`door.services.bots.Bots` reads the file once for all of them)."""
         self.level = spec.name
         self.spec = spec
         self.rules = BackgammonRules()
@@ -433,7 +437,8 @@ class BgEngine:
         else:
             cv = cube_view(state).for_pubeval()
             equities = [
-                pubeval.cubeless_equity(pubeval.probabilities(b), cv.gammons) for b in boards
+                pubeval.cubeless_equity(pubeval.probabilities(b, self.weights), cv.gammons)
+                for b in boards
             ]
         shown = list(equities)
         if noisy and self.noise:
@@ -455,7 +460,7 @@ class BgEngine:
                 jacoby=cv.jacoby,
             )
             return float(r.cubeful_equity)
-        return pubeval.cubeless_equity(pubeval.probabilities(board))
+        return pubeval.cubeless_equity(pubeval.probabilities(board, self.weights))
 
     def _bgsage_equities(
         self,
@@ -488,7 +493,8 @@ class BgEngine:
             if eq is None:
                 # The engines disagree about this play (should not happen): rank it
                 # below everything bgsage knows rather than guess.
-                eq = worst - 1.0 + pubeval.cubeless_equity(pubeval.probabilities(b)) / 10.0
+                eq = pubeval.cubeless_equity(pubeval.probabilities(b, self.weights))
+                eq = worst - 1.0 + eq / 10.0
             out.append(eq)
         return out
 
@@ -589,7 +595,7 @@ class BgEngine:
             # more often before the doubling point than after it.
             margin = MONEY_DOUBLE_MARGIN if state.is_money else 1e-9
             return nd, dt, dp, min(dt, dp) > nd + margin, dt <= dp
-        p = pubeval.pre_roll_probabilities(board)
+        p = pubeval.pre_roll_probabilities(board, self.weights)
         mine = cv.for_pubeval()
         theirs = cv.for_pubeval(flipped=True)
         nd = pubeval.cubeless_equity(p, mine.gammons)
@@ -688,7 +694,7 @@ class BgEngine:
             # The fallback's (nd, dt, dp) are rough (dt is twice the cubeless equity), so
             # noise on them makes it double whenever it is ahead: a weaker level misjudges
             # its chances instead, and its cube rule decides from those.
-            p = pubeval.pre_roll_probabilities(board_of(state, state.turn))
+            p = pubeval.pre_roll_probabilities(board_of(state, state.turn), self.weights)
             return pubeval.should_double(self._noisy_probs(p), cube_view(state).for_pubeval())
         nd, dt, dp, double, _ = self.cube_analysis(state)
         if not self.noise:
@@ -710,7 +716,7 @@ class BgEngine:
         if self._analyzer is not None:
             win = self._quick_win_chance(state)
         else:
-            win = pubeval.pre_roll_probabilities(board_of(state, state.turn))[0]
+            win = pubeval.pre_roll_probabilities(board_of(state, state.turn), self.weights)[0]
         return win >= _NO_DOUBLE_BELOW
 
     def _quick_win_chance(self, state: BackgammonState) -> float:
@@ -740,7 +746,7 @@ class BgEngine:
                 take = dt <= dp
             # A beaver is right when the taker is the favourite after taking.
             return take, take and cv.beavers and float(d.equity_dt) < 0.0
-        p = pubeval.invert(pubeval.pre_roll_probabilities(board))
+        p = pubeval.invert(pubeval.pre_roll_probabilities(board, self.weights))
         if self.noise:
             p = self._noisy_probs(p)  # a weaker level misjudges the take as the double
         cs = cv.for_pubeval(flipped=True)
@@ -766,7 +772,7 @@ class BgEngine:
             # Playing on is worth about the cubeless equity (gammons included): accept
             # when the offer gives at least that.
             return level >= pubeval.cubeless_equity(p5, True) - 1e-6
-        p = pubeval.pre_roll_probabilities(board)
+        p = pubeval.pre_roll_probabilities(board, self.weights)
         if not on_roll_is_me:
             p = pubeval.invert(p)
         return pubeval.should_accept_resignation(

@@ -52,6 +52,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from door.games.backgammon import pubeval
 from door.games.base import Refusal
 from door.games.spectrangle import bot as spectrangle_bot
 from door.services import bgengine
@@ -103,6 +104,8 @@ class BotBrains:
         self._bgsage_threads = bgsage_threads
         self._engines: dict[str, bgengine.BgEngine] = {}
         self._pool: bgengine.AnalyzerPool | None = None
+        self._weights: pubeval.Weights | None = None
+        """The fallback's networks, read once for every level's engine."""
         self._lock = threading.Lock()  # the shared rng
         self._build_lock = threading.Lock()  # building an engine takes up to a second
         self.warmed = False
@@ -123,6 +126,8 @@ class BotBrains:
             if eng is None:
                 if self._pool is None:
                     self._pool = bgengine.analyzer_pool(self._bgsage_threads)
+                if self._weights is None:
+                    self._weights = pubeval.shipped_weights()
                 with self._lock:
                     seed = self.rng.getrandbits(64)
                 eng = bgengine.BgEngine(
@@ -130,6 +135,7 @@ class BotBrains:
                     rng=random.Random(seed),
                     threads=self._bgsage_threads,
                     analyzers=self._pool,
+                    weights=self._weights,
                 )
                 self._engines[level] = eng
             return eng

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 
 from door.games.backgammon import pubeval
 from door.games.backgammon.rules import BackgammonRules
-from tests.bots.test_pubeval import boards, side
+from tests.bots.test_pubeval import WEIGHTS, boards, side
 
 RULES = BackgammonRules()
 
@@ -81,14 +81,14 @@ def test_the_network_makes_a_point_with_the_opening_rolls_that_make_one(
 ) -> None:
     state = RULES.apply_chance(RULES.new_game(2, {"match_length": 0}), dice)
     plays = RULES.plays(state)
-    i = pubeval.choose_play([pubeval.engine_board(me, opp) for _, me, opp in plays])
+    i = pubeval.choose_play([pubeval.engine_board(me, opp) for _, me, opp in plays], WEIGHTS)
     assert RULES.format_move(state, RULES.legal_moves(state)[i]) == best
 
 
 def test_a_race_with_all_checkers_home_against_a_far_behind_opponent_is_won() -> None:
     b = pubeval.engine_board(side(p1=5, p2=5, p3=5), side(p13=5, p14=5, p15=5))
     assert pubeval.is_race(b)
-    win, gammon, _bg, _gl, _bgl = pubeval.probabilities(b)
+    win, gammon, _bg, _gl, _bgl = pubeval.probabilities(b, WEIGHTS)
     assert win > 0.99 and gammon > 0.5
 
 
@@ -96,7 +96,7 @@ def test_a_closed_out_checker_against_a_big_lead_is_a_likely_loss() -> None:
     # The mover has a checker on the bar against a closed board and is far behind.
     me = side(bar=1, p13=6, p8=4, p6=4)
     opp = side(p1=2, p2=2, p3=2, p4=2, p5=2, p6=5)
-    p = pubeval.probabilities(pubeval.engine_board(me, opp))
+    p = pubeval.probabilities(pubeval.engine_board(me, opp), WEIGHTS)
     assert p[0] < 0.2 and p[3] > 0.1
 
 

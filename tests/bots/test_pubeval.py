@@ -14,6 +14,7 @@ from door.games.backgammon.rules import BackgammonRules
 
 RULES = BackgammonRules()
 START = pubeval.engine_board(start_side(), start_side())
+WEIGHTS = pubeval.shipped_weights()  # read once for the module
 
 
 def side(**points: int) -> tuple[int, ...]:
@@ -43,7 +44,7 @@ def boards(draw: st.DrawFn) -> list[int]:
 
 
 def test_the_opening_position_is_about_even() -> None:
-    win = pubeval.pre_roll_probabilities(START)[0]
+    win = pubeval.pre_roll_probabilities(START, WEIGHTS)[0]
     assert 0.42 < win < 0.58
 
 
@@ -66,7 +67,7 @@ def test_flip_turns_the_board_round_and_back() -> None:
 @settings(max_examples=150, deadline=None)
 @given(boards())
 def test_probabilities_are_nested_and_between_zero_and_one(b: list[int]) -> None:
-    win, gw, bw, gl, bl = pubeval.probabilities(b)
+    win, gw, bw, gl, bl = pubeval.probabilities(b, WEIGHTS)
     assert 0.0 <= bw <= gw <= win <= 1.0
     assert 0.0 <= bl <= gl <= 1.0 - win + 1e-12
 
@@ -75,20 +76,20 @@ def test_probabilities_are_nested_and_between_zero_and_one(b: list[int]) -> None
 @given(boards())
 def test_a_player_who_has_borne_off_cannot_be_gammoned(b: list[int]) -> None:
     mine = sum(n for n in b[1:25] if n > 0) + b[25]
-    p = pubeval.probabilities(b)
+    p = pubeval.probabilities(b, WEIGHTS)
     if mine < 15:
         assert p[3] == 0.0 and p[4] == 0.0
 
 
 def test_the_last_checker_off_wins_for_sure() -> None:
     b = pubeval.engine_board(side(), side(p6=15))
-    assert pubeval.probabilities(b)[:3] == (1.0, 1.0, 0.0)
+    assert pubeval.probabilities(b, WEIGHTS)[:3] == (1.0, 1.0, 0.0)
 
 
 def test_a_far_ahead_race_is_almost_surely_won() -> None:
     b = pubeval.engine_board(side(p1=2), side(p6=8, p5=7))
     assert pubeval.is_race(b)
-    assert pubeval.pre_roll_probabilities(b)[0] > 0.95
+    assert pubeval.pre_roll_probabilities(b, WEIGHTS)[0] > 0.95
 
 
 def test_contact_is_not_a_race() -> None:
@@ -98,7 +99,7 @@ def test_contact_is_not_a_race() -> None:
 def test_the_fallback_plays_the_textbook_opening_three_one() -> None:
     state = RULES.apply_chance(RULES.new_game(2, {"match_length": 0}), (3, 1))
     plays = RULES.plays(state)
-    i = pubeval.choose_play([pubeval.engine_board(me, opp) for _, me, opp in plays])
+    i = pubeval.choose_play([pubeval.engine_board(me, opp) for _, me, opp in plays], WEIGHTS)
     assert RULES.format_move(state, RULES.legal_moves(state)[i]) == "8/5 6/5"
 
 
@@ -109,7 +110,7 @@ def test_hitting_a_blot_in_the_home_board_is_preferred_to_a_quiet_move() -> None
     state = replace(RULES.apply_chance(RULES.new_game(2, {"match_length": 0}), (6, 1)))
     state = state.with_board(me, opp)
     plays = RULES.plays(state)
-    i = pubeval.choose_play([pubeval.engine_board(m, o) for _, m, o in plays])
+    i = pubeval.choose_play([pubeval.engine_board(m, o) for _, m, o in plays], WEIGHTS)
     assert "*" in RULES.format_move(state, RULES.legal_moves(state)[i])
 
 

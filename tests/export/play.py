@@ -16,6 +16,8 @@ from door.services.accounts import User
 from door.services.clock import FakeClock
 from door.services.games import GameService, SeatSpec
 
+WEIGHTS = pubeval.shipped_weights()  # the fallback's networks, read once for these games
+
 
 @dataclass(frozen=True)
 class Style:
@@ -99,7 +101,7 @@ async def act_once(
             move = rng.choice(legal)
         else:
             boards = [pubeval.engine_board(me, opp) for _, me, opp in plays]
-            best = pubeval.choose_play(boards, noise=0.2, rng=rng)
+            best = pubeval.choose_play(boards, WEIGHTS, noise=0.2, rng=rng)
             move = legal[best]
     else:
         raise AssertionError(f"nobody should act in the {phase} phase")

@@ -8,8 +8,10 @@ the probabilities of winning, of a gammon given a win, of a backgammon given a g
 the same for losing. There is one network for contact positions and one for races. The
 outputs make a cubeless equity for choosing plays and a win probability for the cube.
 
-The weights are door's own, in ``pubeval_weights.json`` beside this module (loaded once,
-with :mod:`importlib.resources`, by :func:`shipped_weights`): fitted to bgsage's
+The weights are door's own, in ``pubeval_weights.json`` beside this module (read with
+:mod:`importlib.resources` by :func:`shipped_weights`, about 40 ms: whoever evaluates
+loads them once and hands them to every call, as ``door.services.bots`` does for its
+engines): fitted to bgsage's
 evaluations of over a million positions from seeded, partly noisy bgsage self-play.
 ``tools/fit_fallback_net.py`` made the file and makes it again (its docstring gives the
 inputs, seed and command, and ``--check`` compares). Evaluation exploits the encoding's
@@ -21,13 +23,12 @@ checkers, negative: the opponent's), entry 25 his checkers on the bar and entry 
 opponent's checkers on the bar. Build one with :func:`engine_board` from the rules'
 sides.
 
-Pure stdlib: no I/O but reading its own weights file once, and randomness only from an
-``rng`` handed in.
+Pure stdlib: no I/O but reading its own weights file when asked, and randomness only from
+an ``rng`` handed in.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import random
@@ -187,10 +188,9 @@ WEIGHTS_FILE = "pubeval_weights.json"
 """The shipped weights: package data of ``door.games.backgammon``."""
 
 
-@functools.cache
 def shipped_weights() -> Weights:
-    """The weights in ``pubeval_weights.json``, read once (they never change while door
-    runs; the cache stands in for the literal tables this module used to hold).
+    """The weights in ``pubeval_weights.json``, read from the file each call (they never
+    change while door runs: read them once and pass them on).
 
     >>> len(shipped_weights().contact.hidden) == len(shipped_weights().race.hidden)
     True
@@ -394,12 +394,12 @@ def _sigmoid(z: float) -> float:
     return e / (1.0 + e)
 
 
-def probabilities(board: Sequence[int], weights: Weights | None = None) -> Probs:
+def probabilities(board: Sequence[int], weights: Weights) -> Probs:
     """Outcome probabilities for the player who just moved (the opponent is on roll),
-    with ``weights`` (default: :func:`shipped_weights`).
+    by the networks ``weights``.
 
     >>> from door.games.backgammon.position import start_side
-    >>> p = probabilities(engine_board(start_side(), start_side()))
+    >>> p = probabilities(engine_board(start_side(), start_side()), shipped_weights())
     >>> 0.4 < p[0] < 0.6 and p[0] > p[1] > p[2] >= 0.0
     True
     """
@@ -409,7 +409,7 @@ def probabilities(board: Sequence[int], weights: Weights | None = None) -> Probs
         gammon = theirs == 15
         backgammon = gammon and (board[0] > 0 or any(board[i] < 0 for i in range(1, 7)))
         return (1.0, float(gammon), float(backgammon), 0.0, 0.0)
-    net = (weights or shipped_weights()).for_board(board)
+    net = weights.for_board(board)
     s = net.evaluate(board)
     win = s[0]
     gammon_win = win * s[1]
@@ -429,10 +429,10 @@ def invert(p: Probs) -> Probs:
     return (1.0 - p[0], p[3], p[4], p[1], p[2])
 
 
-def pre_roll_probabilities(board: Sequence[int]) -> Probs:
+def pre_roll_probabilities(board: Sequence[int], weights: Weights) -> Probs:
     """Outcome probabilities for the player on roll, before he rolls (``board`` is from
     his view): the opponent has just moved, so evaluate the opponent's board and invert."""
-    return invert(probabilities(flip(board)))
+    return invert(probabilities(flip(board), weights))
 
 
 def cubeless_equity(p: Probs, gammons: bool = True) -> float:
@@ -445,16 +445,17 @@ def cubeless_equity(p: Probs, gammons: bool = True) -> float:
 
 def choose_play(
     boards: Sequence[Sequence[int]],
+    weights: Weights,
     *,
     noise: float = 0.0,
     rng: random.Random | None = None,
     gammons: bool = True,
-    weights: Weights | None = None,
 ) -> int:
-    """Index of the best of ``boards`` (post-move boards from the mover's view).
+    """Index of the best of ``boards`` (post-move boards from the mover's view) by the
+    networks ``weights``.
 
     ``noise`` adds a normal error of that many equity points to each candidate (the
-    beginner level); it needs ``rng``. ``weights`` default to :func:`shipped_weights`.
+    beginner level); it needs ``rng``.
     """
     best_i = 0
     best = -math.inf
