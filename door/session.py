@@ -110,9 +110,9 @@ class Session:
         """Who sent the last page shown here (Ctrl-R answers them)."""
         self.news: asyncio.Future[None] | None = None
         """What wakes this session's loop to draw outage news (``outage_news`` settles
-        it). This session's own: a future shared by every session (``outage.changed()``)
-        had every session's wake-up callback on it, and each key's ``asyncio.wait`` took
-        its own off again by scanning them all (O(sessions) a key)."""
+        it). This session's own: a future shared by every session had every session's
+        wake-up callback on it, and each key's ``asyncio.wait`` took its own off again by
+        scanning them all (O(sessions) a key)."""
         self.page_text: str | None = None
         """The last page shown here, until Ctrl-X reports it to the sysop."""
         self.drawn_message: str | None = None

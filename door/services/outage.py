@@ -36,7 +36,7 @@ class DatabaseOutage:
 
     :attr:`state` is ``"lost"`` from ``grace_s`` into an outage until it ends, then
     ``"back"`` for ``back_s``, else ``None``; :meth:`subscribe` is told each change at
-    once, :meth:`changed` is how to wait for the next.
+    once.
     """
 
     def __init__(
@@ -46,24 +46,15 @@ class DatabaseOutage:
         self.back_s = back_s
         self.state: OutageState = None
         self._timer: asyncio.TimerHandle | None = None
-        self._next: asyncio.Future[OutageState] | None = None
         self._subscribers: list[Callable[[OutageState], None]] = []
         self.recoveries = 0
         """How many outages have ended (a session that missed a short "back" still
         re-reads its screen)."""
         self._unwatch = health.on_change(self._health_changed)
 
-    def changed(self) -> asyncio.Future[OutageState]:
-        """A future that :attr:`state`'s next change settles (with the new state): one
-        for every session that waits, so an outage wakes each of them without a task or
-        a timer of its own. Never cancel it: others wait on it too."""
-        if self._next is None or self._next.done():
-            self._next = asyncio.get_running_loop().create_future()
-        return self._next
-
     def subscribe(self, callback: Callable[[OutageState], None]) -> Callable[[], None]:
-        """Call ``callback(state)`` the moment :attr:`state` changes (before
-        :meth:`changed`'s waiters wake); returns the function that stops that."""
+        """Call ``callback(state)`` the moment :attr:`state` changes; returns the function
+        that stops that."""
         self._subscribers.append(callback)
 
         def stop() -> None:
@@ -111,6 +102,3 @@ class DatabaseOutage:
                 callback(state)
             except Exception:  # one session's bug must not keep the news from the rest
                 log.exception("outage callback failed")
-        waiting, self._next = self._next, None
-        if waiting is not None and not waiting.done():
-            waiting.set_result(state)

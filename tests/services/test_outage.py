@@ -15,10 +15,23 @@ from door.store.db import WriteHealth
 FULL = OSError("database or disk is full")
 
 
+def next_change(outage: DatabaseOutage) -> asyncio.Future[object]:
+    """A future that the outage's next change of state settles, with that state."""
+    news: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+
+    def told(state: object) -> None:
+        if not news.done():
+            news.set_result(state)
+
+    news.add_done_callback(lambda _: stop())
+    stop = outage.subscribe(told)
+    return news
+
+
 async def test_a_failure_mended_within_the_grace_period_tells_nobody() -> None:
     health = WriteHealth()
     outage = DatabaseOutage(health, grace_s=0.1)
-    news = outage.changed()
+    news = next_change(outage)
     health.failed(FULL)
     await asyncio.sleep(0.02)
     health.succeeded()
@@ -32,12 +45,12 @@ async def test_an_outage_that_lasts_is_lost_then_back_for_a_moment_then_nothing(
     outage = DatabaseOutage(health, grace_s=0.05, back_s=0.1)
     told: list[object] = []
     outage.subscribe(told.append)
-    news = outage.changed()
+    news = next_change(outage)
     health.failed(FULL)
     assert await asyncio.wait_for(news, 1) == "lost"
     health.succeeded()
     assert outage.state == "back" and outage.recoveries == 1
-    assert await asyncio.wait_for(outage.changed(), 1) is None
+    assert await asyncio.wait_for(next_change(outage), 1) is None
     assert told == ["lost", "back", None]
 
 
