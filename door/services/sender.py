@@ -149,26 +149,22 @@ class SmtpRound:
         closed, not reused; one the server closed since its last message is replaced
         once (the message was not taken: the server hung up before it)."""
         async with self._slots:
-            client = self._idle.pop() if self._idle else None
-            if client is not None and not client.is_connected:
-                client = None
-            reused = client is not None
-            if client is None:
-                client = self._client()
-                await client.connect()
+            idle = self._idle.pop() if self._idle else None
+            if idle is not None and idle.is_connected:
+                try:
+                    await idle.send_message(msg)
+                except aiosmtplib.SMTPServerDisconnected:
+                    idle.close()  # hung up while idle: the message goes on a new one
+                except BaseException:
+                    idle.close()
+                    raise
+                else:
+                    self._idle.append(idle)
+                    return
+            client = self._client()
+            await client.connect()
             try:
                 await client.send_message(msg)
-            except aiosmtplib.SMTPServerDisconnected:
-                client.close()
-                if not reused:
-                    raise
-                client = self._client()
-                await client.connect()
-                try:
-                    await client.send_message(msg)
-                except BaseException:
-                    client.close()
-                    raise
             except BaseException:
                 client.close()
                 raise
