@@ -18,6 +18,8 @@ V = TypeVar("V")
 
 BOARD_DRAWINGS_KEPT = 1024
 """Board drawings kept (one is ~12 KB: its cells are shared)."""
+BOARD_GROUNDS_KEPT = 64
+"""Empty boards kept (by width, size, encoding, colours and side: a handful in use)."""
 HELP_ROWS_KEPT = 512
 """Key-help rows kept (the same few lines are drawn on every key)."""
 HELP_LAYOUTS_KEPT = 512
@@ -51,7 +53,9 @@ class LRU(Generic[K, V]):
 
 class RenderCaches:
     """The style table every canvas of the process shares, and drawings made once:
-    ``boards`` (a game board without its cursor, by everything drawn on it) and
+    ``boards`` (a game board without its cursor, by everything drawn on it),
+    ``board_grounds`` (an empty board each new drawing in ``boards`` starts from, by
+    width, size, encoding, colours and side) and
     ``help_rows`` (a key-help line, by text and width) and ``help_layouts`` (a key-help
     text broken into the rows it takes, by text and width) and ``title_rows`` (a title
     bar, by its two texts and width)."""
@@ -61,6 +65,7 @@ class RenderCaches:
     ) -> None:
         self.styles = StyleTable()
         self.boards: LRU[Hashable, Canvas] = LRU(boards_kept)
+        self.board_grounds: LRU[Hashable, Canvas] = LRU(BOARD_GROUNDS_KEPT)
         self.help_rows: LRU[tuple[str, int], Canvas] = LRU(help_rows_kept)
         self.help_layouts: LRU[tuple[str, int], tuple[str, ...]] = LRU(HELP_LAYOUTS_KEPT)
         self.title_rows: LRU[tuple[str, str, int], Canvas] = LRU(TITLE_ROWS_KEPT)

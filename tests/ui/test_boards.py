@@ -298,3 +298,58 @@ def test_the_last_turn_of_the_others_is_everything_since_my_own_last_move() -> N
     # A spectator sees the last player's last run of moves (e.g. roll, then the play).
     log2 = [m(1, 0), m(2, 1), m(3, 1)]
     assert [x.seq for x in last_turn_of_others(log2, None)] == [2, 3]
+
+
+# --- Backgammon: a board drawn from its shared empty ground ---------------------------------
+
+
+@st.composite
+def board_pictures(draw: st.DrawFn) -> bgb.BoardPicture:
+    """Any legal-looking position: 15 checkers a side spread over points, bar and tray,
+    never both sides on one point, with dice, cube, marks, targets and a flying checker."""
+    mine, theirs = [0] * 25, [0] * 25
+    for side in (mine, theirs):
+        for spot in draw(st.lists(st.integers(0, 25), min_size=15, max_size=15)):
+            if spot < 25:  # 25: borne off
+                side[spot] += 1
+    for p in range(24):
+        if mine[p] and theirs[23 - p]:
+            theirs[23 - p] = 0
+    spots = st.sampled_from([*range(1, 25), bgb.BAR])
+    return bgb.BoardPicture(
+        mine, theirs, draw(st.sampled_from([bgb.WHITE_SIDE, bgb.BLACK_SIDE])), None,
+        draw(st.none() | spots), draw(st.frozensets(spots, max_size=4)),
+        draw(st.frozensets(spots, max_size=4)),
+        tuple(draw(st.lists(st.integers(1, 6), max_size=4))), (), draw(st.booleans()),
+        draw(st.sampled_from([None, (1, "centre"), (4, "mine"), (8, "offer_theirs")])),
+        draw(st.none() | st.tuples(st.integers(1, 24), st.booleans())),
+    )  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(board_pictures(), min_size=2, max_size=3),
+    st.sampled_from(["utf-8", "cp437"]),
+    st.sampled_from([0, 16]),
+    st.sampled_from([bgb.SMALL, bgb.BIG]),
+)
+def test_a_board_drawn_from_the_shared_ground_is_the_board_drawn_whole(
+    pictures: list[bgb.BoardPicture], encoding: str, colors: int, geo: bgb.Geometry
+) -> None:
+    from door.ui.caches import RenderCaches
+    from door.ui.screens import backgammon as screen
+
+    caches = RenderCaches()
+    for pic in pictures:  # one after the other: no drawing changes the ground it came from
+        key: screen.BoardKey = (
+            90, geo, encoding, colors, tuple(pic.mine), tuple(pic.theirs), pic.my_colour,
+            pic.lifted, pic.targets, pic.marks, pic.dice, pic.dice_used, pic.dice_mine,
+            pic.cube, pic.flying,
+        )  # fmt: skip
+        drawn = screen.board_drawing(key, caches)
+        whole = caches.canvas(90, screen.BOARD_Y + geo.height)
+        bgb.draw_board(whole, screen.BOARD_X, screen.BOARD_Y, pic, glyphs(encoding), colors, geo)
+        assert drawn.lines() == whole.lines()
+        assert diff(whole, drawn, Caps(encoding=encoding, colors=colors)) == ""  # styles too
+        spots = [(r.x, r.y, r.w, r.h, r.target) for r in drawn.regions]
+        assert spots == [(r.x, r.y, r.w, r.h, r.target) for r in whole.regions]

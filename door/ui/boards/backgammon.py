@@ -305,10 +305,10 @@ def other_colour(colour: str) -> str:
 
 
 def _draw_frame(
-    canvas: Canvas, x: int, y: int, pic: BoardPicture, g: Glyphs, geo: Geometry
+    canvas: Canvas, x: int, y: int, my_colour: str, g: Glyphs, geo: Geometry
 ) -> None:
-    bx = x + board_x0(pic.my_colour, geo)
-    tx = x + tray_x0(pic.my_colour, geo)
+    bx = x + board_x0(my_colour, geo)
+    tx = x + tray_x0(my_colour, geo)
     half = 6 * geo.pw
     right = bx + 2 + 2 * half + 4  # the right border
     bot = geo.bottom_border
@@ -323,7 +323,7 @@ def _draw_frame(
         for cx in (bx, bx + half + 1, bx + half + 5, right):
             canvas.put(cx, y + row, g.dv_line, FRAME)
     # The tray: a single-line box sharing the board's edge.
-    if pic.my_colour == WHITE_SIDE:
+    if my_colour == WHITE_SIDE:
         canvas.put(tx + 1, y + 1, g.h_line * 3 + g.top_right, FRAME)
         canvas.put(tx + 1, y + bot, g.h_line * 3 + g.bottom_right, FRAME)
         edge = tx + 4
@@ -334,7 +334,7 @@ def _draw_frame(
     for row in range(2, bot):
         canvas.put(edge, y + row, g.v_line, FRAME)
     canvas.put(tx + 1, y + geo.mid_row, "OFF", LABEL)
-    canvas.put(x + bar_x(pic.my_colour, geo) - 1, y + geo.mid_row, "BAR", LABEL)
+    canvas.put(x + bar_x(my_colour, geo) - 1, y + geo.mid_row, "BAR", LABEL)
 
 
 def _stack_row(y: int, top: bool, i: int, geo: Geometry) -> int:
@@ -405,25 +405,57 @@ def draw_board(
     colors: int,
     geometry: Geometry = SMALL,
 ) -> None:
-    """Draw the board with its top-left corner at (``x``, ``y``), ``geometry`` sized."""
+    """Draw the board with its top-left corner at (``x``, ``y``), ``geometry`` sized: its
+    ground (``draw_ground``), then what lies on it (``draw_pieces``)."""
+    draw_ground(canvas, x, y, pic.my_colour, glyphs, colors, geometry)
+    draw_pieces(canvas, x, y, pic, glyphs, colors, geometry)
+
+
+def draw_ground(
+    canvas: Canvas, x: int, y: int, my_colour: str, glyphs: Glyphs, colors: int, geo: Geometry
+) -> None:
+    """What every position of a board seen from ``my_colour``'s side shares: the frame,
+    the points' numbers, the empty spikes, and where each spot is clickable. About two
+    thirds of drawing a board (some 200 single-cell writes), so a screen may draw it once
+    and copy it (``door/ui/screens/backgammon.py``)."""
+    _draw_frame(canvas, x, y, my_colour, glyphs, geo)
+    off_x = geo.pw // 2  # the checkers' column within a point
+    for p in range(1, 25):
+        col, top = point_column(p, my_colour)
+        px = x + column_x(col, my_colour, geo)
+        canvas.put(px, y + (0 if top else geo.bottom_label), _label(p, geo.pw), LABEL)
+        _point_body(canvas, px + off_x, y, top, col, glyphs, colors, geo)
+    _clickable_spots(canvas, x, y, my_colour, geo)
+
+
+def draw_pieces(
+    canvas: Canvas,
+    x: int,
+    y: int,
+    pic: BoardPicture,
+    glyphs: Glyphs,
+    colors: int,
+    geometry: Geometry = SMALL,
+) -> None:
+    """What lies on a board drawn by ``draw_ground`` at (``x``, ``y``): the checkers, on
+    the points, the bar and in the trays, the dice, the cube, the marks of the last move,
+    the legal destinations and the cursor."""
     g = glyphs
     geo = geometry
     mine_c = pic.my_colour
     theirs_c = other_colour(mine_c)
-    _draw_frame(canvas, x, y, pic, g, geo)
-    off_x = geo.pw // 2  # the checkers' column within a point
-    # Points: number labels, the spike, the checkers.
+    off_x = geo.pw // 2
     for p in range(1, 25):
-        col, top = point_column(p, mine_c)
-        px = x + column_x(col, mine_c, geo)
-        canvas.put(px, y + (0 if top else geo.bottom_label), _label(p, geo.pw), LABEL)
-        _point_body(canvas, px + off_x, y, top, col, g, colors, geo)
         n_mine = pic.mine[p - 1]
         n_theirs = pic.theirs[24 - p]
+        if not (n_mine or n_theirs):
+            continue
+        col, top = point_column(p, mine_c)
+        px = x + column_x(col, mine_c, geo) + off_x
         if n_mine:
-            _stack(canvas, px + off_x, y, top, n_mine, mine_c, g, colors, pic.lifted == p, geo)
-        elif n_theirs:
-            _stack(canvas, px + off_x, y, top, n_theirs, theirs_c, g, colors, False, geo)
+            _stack(canvas, px, y, top, n_mine, mine_c, g, colors, pic.lifted == p, geo)
+        else:
+            _stack(canvas, px, y, top, n_theirs, theirs_c, g, colors, False, geo)
     # The bar: the opponent's checkers in the top half, the viewer's in the bottom half,
     # each stacked from the middle outwards.
     bx = x + bar_x(mine_c, geo)
@@ -480,7 +512,6 @@ def draw_board(
         canvas.restyle(x + lx, y + ly, w, TARGET)
         px, py, _ = pointer_cell(spot, mine_c, True, geo)
         canvas.put(x + px, y + py, g.bullet, TARGET_DOT)
-    _clickable_spots(canvas, x, y, mine_c, geo)
     if pic.cursor is not None:
         draw_cursor(canvas, x, y, pic.cursor, mine_c, pic.targets, g, True, geo)
 
