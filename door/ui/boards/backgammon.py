@@ -429,14 +429,9 @@ def draw_ground(
 
 
 def draw_pieces(
-    canvas: Canvas,
-    x: int,
-    y: int,
-    pic: BoardPicture,
-    glyphs: Glyphs,
-    colors: int,
+    canvas: Canvas, x: int, y: int, pic: BoardPicture, glyphs: Glyphs, colors: int,
     geometry: Geometry = SMALL,
-) -> None:
+) -> None:  # fmt: skip
     """What lies on a board drawn by ``draw_ground`` at (``x``, ``y``): the checkers, on
     the points, the bar and in the trays, the dice, the cube, the marks of the last move,
     the legal destinations and the cursor."""
