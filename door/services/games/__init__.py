@@ -1,5 +1,5 @@
-"""The game use-cases: lobby, turns, deadlines, history, the sysop's abandon, and the
-notices they send.
+"""The game use-cases: lobby, seating (join, leave, decline), turns, deadlines, history,
+the sysop's abandon, and the notices they send.
 
 Each use-case is a small class with one job, sharing :class:`~door.services.games.core.
 GameCore` (the database, the rules, the clock, the dice, the state cache, and the steps of
@@ -48,6 +48,7 @@ from door.services.games.model import (
     outcome_to_json,
 )
 from door.services.games.notices import GameNotices
+from door.services.games.seating import Seating
 from door.services.games.turns import MAX_MOVE_TEXT, Turns
 from door.services.notify import Hub
 from door.store.db import Database
@@ -128,7 +129,8 @@ class GameService:
 
             bot_levels = level_names()
         self.lobby = Lobby(self.core, self.notices, default_deadline_hours, bot_levels)
-        self.turns = Turns(self.core, self.notices, self.lobby)
+        self.seating = Seating(self.core, self.notices)
+        self.turns = Turns(self.core, self.notices, self.lobby, self.seating)
         self.deadlines = Deadlines(self.core, self.notices)
         self.history = History(self.core)
         self.abandonment = Abandonment(self.core, self.notices)
@@ -136,9 +138,9 @@ class GameService:
         self.kinds = self.lobby.kinds
         self.rules_for = self.core.rules_for
         self.begin = self.lobby.begin
-        self.join = self.lobby.join
-        self.leave = self.lobby.leave
-        self.decline = self.lobby.decline
+        self.join = self.seating.join
+        self.leave = self.seating.leave
+        self.decline = self.seating.decline
         self.list_games = self.lobby.list_games
         self.get = self.lobby.get
         self.submit = self.turns.submit

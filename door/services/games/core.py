@@ -1,4 +1,5 @@
-"""The steps every game use-case shares: load a game, commit a new state, show it.
+"""The steps every game use-case shares: load a game, commit a new state (showing it is
+``views.py``'s).
 
 Every action is one database transaction (``Database.transact``): load the game record
 and its seats, run the rules, append the events, write the new snapshot and bump
@@ -35,23 +36,20 @@ from door.games import fairdice
 from door.games.base import Refusal
 from door.services import ratings as rating_rules
 from door.services.clock import Clock
-from door.services.dice import DiceProof, proof_of
 from door.services.games.cache import GameCache, Loaded
 from door.services.games.clockstep import next_turn
 from door.services.games.model import (
     AnyRules,
     BannedError,
     GameClosedError,
-    GameInfo,
     GameSnapshot,
     LobbyError,
     NotYourTurnError,
-    SeatInfo,
     StaleVersionError,
     dump_state,
-    outcome_from_json,
     outcome_to_json,
 )
+from door.services.games.views import GameViews
 from door.services.notify import Notice
 from door.store.db import Database
 from door.store.records import (
@@ -106,7 +104,7 @@ Tell = Callable[[Repository, GameSnapshot, Change], None]
 """Works out and announces a change's notices inside its transaction (GameNotices)."""
 
 
-class GameCore:
+class GameCore(GameViews):
     """The database, the rules, the clock, the dice and the state cache, and the steps of
     a game transaction, shared by the lobby, turns, deadlines and history use-cases."""
 
@@ -147,10 +145,6 @@ class GameCore:
             return self.registry[kind]
         except KeyError:
             raise LobbyError(f"there is no game called {kind!r}") from None
-
-    def title_of(self, kind: str) -> str:
-        rules = self.registry.get(kind)
-        return rules.title if rules is not None else kind
 
     async def act(
         self,
@@ -381,85 +375,8 @@ class GameCore:
         self.cache.keep(written)
         return written
 
-    def info(self, game: GameRecord, seats: Sequence[SeatRecord]) -> GameInfo:
-        return GameInfo(
-            id=game.id,
-            kind=game.kind,
-            title=self.title_of(game.kind),
-            options=dict(game.options),
-            status=game.status,
-            seats=tuple(_seat_info(s) for s in seats),
-            to_act=game.to_act if game.status == "active" else None,
-            version=game.version,
-            deadline=game.deadline,
-            deadline_hours=game.deadline_hours,
-            hints_allowed=game.hints_allowed,
-            created_by=game.created_by,
-            created_at=game.created_at,
-            updated_at=game.updated_at,
-            summary=game.summary,
-            outcome=outcome_from_json(game.outcome),
-            last_seq=game.last_seq,
-            dice=proof_of(game, seats),
-            bank_s=game.bank_s,
-            weekends_off=game.weekends_off,
-            move_deadline=game.move_deadline if game.status == "active" else None,
-        )
-
-    def infos(self, repo: Repository, games: Sequence[GameRecord]) -> list[GameInfo]:
-        seats = repo.seats_of([g.id for g in games])
-        # tournament games are marked as such in every list (one query for the page)
-        marks = repo.tournaments().marks([g.id for g in games])
-        out = []
-        for g in games:
-            info = self.info(g, seats.get(g.id, []))
-            if g.id in marks:
-                name, round_no = marks[g.id]
-                info = replace(info, tournament=f"{name}, round {round_no}")
-            out.append(info)
-        return out
-
-    async def tournament_mark(self, game_id: int) -> str | None:
-        """"<tournament>, round N" if game ``game_id`` is a tournament game."""
-        if not is_stored_id(game_id):
-            return None
-        marks = await self.db.run_read(lambda repo: repo.tournaments().marks([game_id]))
-        if game_id not in marks:
-            return None
-        name, round_no = marks[game_id]
-        return f"{name}, round {round_no}"
-
-    def snapshot(self, loaded: Loaded, viewer: int | None) -> GameSnapshot:
-        """The game as ``loaded`` holds it, seen by ``viewer`` (None: a spectator)."""
-        info = self.info(loaded.game, loaded.seats)
-        my_seat = info.seat_of(viewer) if viewer is not None else None
-        last_seen = 0 if my_seat is None else loaded.seat(my_seat).last_seen_seq
-        return GameSnapshot(info, loaded.state, my_seat, last_seen)
-
     def read_snapshot(self, repo: Repository, game_id: int, viewer: int | None) -> GameSnapshot:
         return self.snapshot(self.load(repo, game_id), viewer)
-
-    async def dice_proof(self, game_id: int) -> DiceProof:
-        """The game's dice proof as anyone may see it now (the seed once it is over);
-        ``LobbyError`` if there is no such game."""
-
-        def read(repo: Repository) -> DiceProof:
-            game, seats = repo.game_with_seats(game_id) if is_stored_id(game_id) else (None, [])
-            if game is None:
-                raise LobbyError(f"there is no game {game_id}")
-            return proof_of(game, seats)
-
-        return await self.db.run_read(read)
-
-
-def _seat_info(s: SeatRecord) -> SeatInfo:
-    if s.kind == "bot":
-        name = s.bot_level
-    elif s.user_id is not None:
-        name = s.user_name
-    else:
-        name = None
-    return SeatInfo(s.seat, s.kind, s.user_id, name, s.timeouts, s.bank_s)
 
 
 AfterCommit = Callable[[GameSnapshot], Awaitable[None] | None]

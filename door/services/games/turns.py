@@ -8,6 +8,7 @@ from door.services.games.core import Change, GameCore, Unconfirmed
 from door.services.games.lobby import Lobby
 from door.services.games.model import GameSnapshot, NotYourTurnError, StaleVersionError
 from door.services.games.notices import GameNotices
+from door.services.games.seating import Seating
 from door.services.safety import clean_message
 from door.store.records import JSONObject, NewEvent
 from door.store.repository import Repository
@@ -23,10 +24,13 @@ RESIGN_LEVELS = ("single", "gammon", "backgammon")
 class Turns:
     """Submit a move; resign a game."""
 
-    def __init__(self, core: GameCore, notices: GameNotices, lobby: Lobby) -> None:
+    def __init__(
+        self, core: GameCore, notices: GameNotices, lobby: Lobby, seating: Seating
+    ) -> None:
         self.core = core
         self.notices = notices
         self.lobby = lobby
+        self.seating = seating
 
     async def submit(
         self, game_id: int, user_id: int, move_text: str, expected_version: int,
@@ -134,7 +138,7 @@ class Turns:
 
         snapshot = await core.act(change, action, viewer=user_id)
         if snapshot is None:
-            await self.lobby.leave(game_id, user_id)
+            await self.seating.leave(game_id, user_id)
             return await self.lobby.get(game_id, user_id)
         self.notices.after_commit(snapshot, change)
         return snapshot
