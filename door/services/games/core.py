@@ -294,6 +294,12 @@ class GameCore(GameViews):
             for s in loaded.seats
         )
 
+    def start(self, repo: Repository, loaded: Loaded, now: datetime, change: Change) -> Loaded:
+        """All seats are filled: draw the set-up chance and make the game active."""
+        change.started = True
+        events = [NewEvent(None, "system", {"action": "start"})]
+        return self.commit(repo, loaded, loaded.state, events, now, change, starting=True)
+
     def commit(
         self,
         repo: Repository,

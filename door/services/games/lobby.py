@@ -10,7 +10,6 @@ from typing import Any
 
 from door.games import fairdice
 from door.games.base import Refusal
-from door.services.games.cache import Loaded
 from door.services.games.core import Change, GameCore
 from door.services.games.model import (
     AnyRules,
@@ -25,7 +24,6 @@ from door.services.games.notices import GameNotices
 from door.services.timecontrol import ClockOptions
 from door.store.records import (
     GameRecord,
-    NewEvent,
     SeatKind,
     SeatRecord,
     clamp_count,
@@ -120,7 +118,7 @@ class Lobby:
             repo.insert_seats([replace(s, game_id=game_id) for s in filled])
             loaded = core.load(repo, game_id)
             if all(s.kind in ("user", "bot") for s in loaded.seats):
-                loaded = start_game(self.core, repo, loaded, now, change)
+                loaded = core.start(repo, loaded, now, change)
             return core.snapshot(loaded, creator_id)
 
         for attempt in range(3):
@@ -175,7 +173,7 @@ class Lobby:
             for i, (uid, level) in enumerate(players)
         ]
         repo.insert_seats(seats)
-        loaded = start_game(self.core, repo, core.load(repo, game_id), now, change)
+        loaded = core.start(repo, core.load(repo, game_id), now, change)
         snapshot = core.snapshot(loaded, None)
         if core.tell is not None:
             core.tell(repo, snapshot, change)
@@ -316,12 +314,3 @@ def _checked(
         if spec.kind in ("user", "bot") and not (spec.name and spec.name.strip()):
             raise LobbyError("name the player (or the computer level) for that seat")
     return opts
-
-
-def start_game(
-    core: GameCore, repo: Repository, loaded: Loaded, now: datetime, change: Change
-) -> Loaded:
-    """All seats are filled: draw the set-up chance and make the game active."""
-    change.started = True
-    events = [NewEvent(None, "system", {"action": "start"})]
-    return core.commit(repo, loaded, loaded.state, events, now, change, starting=True)

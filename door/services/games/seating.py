@@ -8,7 +8,6 @@ from dataclasses import replace
 from door.games import fairdice
 from door.services.games.cache import Loaded
 from door.services.games.core import Change, GameCore
-from door.services.games.lobby import start_game
 from door.services.games.model import GameClosedError, GameInfo, GameSnapshot, LobbyError
 from door.services.games.notices import GameNotices
 from door.store.records import NewEvent, SeatRecord
@@ -52,7 +51,7 @@ class Seating:
             core.append(repo, game_id, stored.last_seq, [event], now)
             loaded = core.load(repo, game_id)
             if all(s.kind in ("user", "bot") for s in loaded.seats):
-                loaded = start_game(core, repo, loaded, now, change)
+                loaded = core.start(repo, loaded, now, change)
             return core.snapshot(loaded, user_id)
 
         snapshot = await core.act(change, action, viewer=user_id)
@@ -148,4 +147,3 @@ def _seat_to_join(loaded: Loaded, user_id: int, seat: int | None) -> SeatRecord:
     if chosen.kind not in ("open", "reserved"):
         raise LobbyError("that seat is taken")
     return chosen
-
