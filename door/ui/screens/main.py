@@ -96,8 +96,9 @@ class MainMenu(Screen):
         uid = ctx.user.id
         # news since the previous session (what its summary told is not told again)
         self.summary = await games.since_last_visit(uid, ctx.previous_login)
-        page, self.waiting_total = await games.list_games("waiting", uid, limit=5)
-        self.waiting = list(page)
+        # the summary holds every game waiting on the user, most urgent first
+        self.waiting = list(self.summary.waiting)
+        self.waiting_total = len(self.waiting)
         _, self.open_total = await games.list_games("open", uid, limit=1)
         self.invited_total = len(getattr(self.summary, "invitations", []))
         self.unread_mail = await ctx.services.mail.unread(uid)
