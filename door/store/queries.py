@@ -202,7 +202,7 @@ def _rating_change(v: Sequence[Any]) -> RatingChangeRecord:
 
 
 def _activity(v: Sequence[Any]) -> SeatActivity:
-    return SeatActivity(v[0], v[1], v[2], v[3], v[4], v[5], int(v[6]), int(v[7]))
+    return SeatActivity(v[0], v[1], v[2], v[3], v[4], v[5], v[6], int(v[7]), int(v[8]))
 
 
 def _insert(table: Table, *names: str) -> Insert:
@@ -710,9 +710,9 @@ class Queries:
         self.ranked_ahead = Query("ranked_ahead", self._ranked_ahead(), _one_int)
 
     def _seat_activity(self) -> Select[Any]:
-        """A user's seats with, for each seat whose game moved on since it last looked,
-        the moves by other seats and all events since (0 and 0 otherwise): what happened
-        in all of the user's games, in one statement."""
+        """A user's seats (kept ones too: their invitations) with, for each seat whose
+        game moved on since it last looked, the moves by other seats and all events since
+        (0 and 0 otherwise): what happened in all of the user's games, in one statement."""
         seats, games, events = self.seats, self.games, self.game_events
         unseen = and_(events.c.game_id == seats.c.game_id, events.c.seq > seats.c.last_seen_seq)
         moves = (
@@ -731,6 +731,7 @@ class Queries:
             select(
                 seats.c.game_id,
                 seats.c.seat,
+                seats.c.kind,
                 seats.c.last_seen_seq,
                 games.c.status,
                 games.c.to_act,
@@ -740,7 +741,10 @@ class Queries:
             )
             .join(games, games.c.id == seats.c.game_id)
             .where(
-                and_(seats.c.user_id == bindparam("user_id"), seats.c.kind.in_(("user", "bot")))
+                and_(
+                    seats.c.user_id == bindparam("user_id"),
+                    seats.c.kind.in_(("user", "bot", "reserved")),
+                )
             )
             .order_by(seats.c.game_id, seats.c.seat)
         )

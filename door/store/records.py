@@ -193,11 +193,13 @@ class OverdueGame:
 
 @dataclass(frozen=True, slots=True)
 class SeatActivity:
-    """One of a user's seats with what happened in its game since the seat last looked:
-    ``moves`` by other seats and ``events`` of any kind after ``last_seen_seq``."""
+    """One of a user's seats (one they sit in, or one kept for them: ``kind`` "reserved")
+    with what happened in its game since the seat last looked: ``moves`` by other seats
+    and ``events`` of any kind after ``last_seen_seq``."""
 
     game_id: int
     seat: int
+    kind: SeatKind
     last_seen_seq: int
     status: GameStatus
     to_act: int | None

@@ -564,7 +564,8 @@ class Repository:
         return self._run.rows(self._q.events_since, {"game_id": game_id, "since": since_seq})
 
     def seat_activity(self, user_id: int) -> list[SeatActivity]:
-        """Each of the user's seats with what happened in its game since it last looked."""
+        """Each of the user's seats, kept ones too, with what happened in its game since
+        it last looked."""
         return self._run.rows(self._q.seat_activity, {"user_id": user_id})
 
     def unseen_events(self, user_id: int, since: datetime, limit: int) -> list[EventRecord]:

@@ -217,17 +217,17 @@ async def test_seat_activity_counts_what_each_seat_has_not_seen_of_its_game(
             want = []
             for gid, game_seats in seats.items():
                 for s in game_seats:
-                    if s.user_id != user or s.kind not in ("user", "bot"):
+                    if s.user_id != user or s.kind not in ("user", "bot", "reserved"):
                         continue
                     unseen = [e for e in repo.events(gid) if e.seq > s.last_seen_seq]
                     others = (None, s.seat)
                     moves = sum(1 for e in unseen if e.kind == "move" and e.seat not in others)
                     g = by_id[gid]
-                    want.append((gid, s.seat, s.last_seen_seq, g.status, g.to_act, g.last_seq,
-                                 moves, len(unseen)))  # fmt: skip
+                    want.append((gid, s.seat, s.kind, s.last_seen_seq, g.status, g.to_act,
+                                 g.last_seq, moves, len(unseen)))  # fmt: skip
             got = [
-                (a.game_id, a.seat, a.last_seen_seq, a.status, a.to_act, a.last_seq, a.moves,
-                 a.events)
+                (a.game_id, a.seat, a.kind, a.last_seen_seq, a.status, a.to_act, a.last_seq,
+                 a.moves, a.events)
                 for a in repo.seat_activity(user)
             ]  # fmt: skip
             assert got == sorted(want), user
@@ -338,6 +338,8 @@ async def test_since_last_visit_sums_what_each_seat_has_not_seen(db: Database) -
         finished: set[int] = set()
         waiting: set[int] = set()
         for r in repo.seat_activity(user):
+            if r.kind == "reserved":  # an invitation: not a seat the user plays
+                continue
             if r.last_seq > r.last_seen_seq:
                 moves, events = moves + r.moves, events + r.events
                 # a game the player ended themselves (resigned, left) is not news to them

@@ -17,6 +17,7 @@ from door.store.repository import Repository
 MAX_UNSEEN_EVENTS = 500
 """At most this many unseen events are read for one summary (the counts stay exact)."""
 MAX_INVITATIONS = 100
+"""At most this many named invitations, the newest games, are told in one summary."""
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 """The ``since`` of a summary with no previous session: everything unseen."""
 
@@ -83,7 +84,12 @@ class History:
         waiting_ids: set[int] = set()
         my_seat: dict[int, int] = {}
         over: set[int] = set()
+        invited: list[int] = []
         for r in repo.seat_activity(user_id):
+            if r.kind == "reserved":  # a seat kept for the user
+                if r.status == "open":  # a named invitation, not yet answered
+                    invited.append(r.game_id)
+                continue
             my_seat.setdefault(r.game_id, r.seat)
             if r.status in ("finished", "abandoned"):
                 over.add(r.game_id)
@@ -94,8 +100,7 @@ class History:
                     finished_ids.add(r.game_id)
             if r.status == "active" and r.to_act == r.seat:
                 waiting_ids.add(r.game_id)
-        invited_games, _ = repo.list_games("invited", user_id, None, 0, MAX_INVITATIONS)
-        invited_ids = {g.id for g in invited_games}
+        invited_ids = set(sorted(set(invited))[-MAX_INVITATIONS:])  # the newest
         # the other seats' doings, game by game
         told: dict[int, dict[str, list[Any]]] = {}
         by_others: set[int] = set()  # games with an unseen event the user did not cause
@@ -129,7 +134,7 @@ class History:
         elif len(unseen) < MAX_UNSEEN_EVENTS:  # else some games' events were not read
             finished_ids &= by_others  # a game the user ended (resigned) is not news
         ids = set(told) | finished_ids | waiting_ids
-        games = repo.games(sorted(ids - invited_ids)) + list(invited_games)
+        games = repo.games(sorted(ids | invited_ids))
         infos: dict[int, GameInfo] = {i.id: i for i in self.core.infos(repo, games)}
         news: list[GameNews] = []
         for game_id, info in infos.items():
