@@ -80,6 +80,7 @@ from door.store.records import (
     GameRecord,
     KeyRecord,
     MailRecord,
+    MoveSaved,
     NoticePrefsRecord,
     OutboxRecord,
     OverdueGame,
@@ -150,12 +151,13 @@ SAVED_COLUMNS = ("status", *MOVE_COLUMNS, "finished_at", "outcome")
 
 
 class GameWrites(NamedTuple):
-    """A versioned game write that answers with a seat's last-seen mark and the actor's
-    ban: by itself, and with the move's events appended in the same statement (for
-    PostgreSQL; see ``Repository.save_game_seen_appending``)."""
+    """A versioned game write that answers with a seat's last-seen mark, the actor's
+    ban and the clock check (:class:`MoveSaved`): by itself, and with the move's events
+    appended in the same statement (for PostgreSQL; see
+    ``Repository.save_game_seen_appending``)."""
 
-    alone: Query[tuple[int, bool]]
-    appending: Query[tuple[int, bool]]
+    alone: Query[MoveSaved]
+    appending: Query[MoveSaved]
 
 
 def game_and_seat(v: Sequence[Any]) -> tuple[GameRecord, SeatRecord | None]:
@@ -229,8 +231,8 @@ def _one_bool(v: Sequence[Any]) -> bool:
     return bool(v[0])
 
 
-def _seen_and_banned(v: Sequence[Any]) -> tuple[int, bool]:
-    return int(v[0]), bool(v[1])
+def _move_saved(v: Sequence[Any]) -> MoveSaved:
+    return MoveSaved(int(v[0]), bool(v[1]), bool(v[2]))
 
 
 def _signup_counts(v: Sequence[Any]) -> SignupCounts:
@@ -474,10 +476,12 @@ class Queries:
         # the optimistic lock: every changeable column, only over the version read
         self.save_game = _write("save_game", self._versioned(SAVED_COLUMNS))
         # the same write, answering with one seat's last-seen mark as it stands (a move
-        # made on a cached game needs the mover's, and this saves reading the seats) and
+        # made on a cached game needs the mover's, and this saves reading the seats),
         # whether the acting user is banned (a ban takes effect at the next move, at no
-        # cost of a statement of its own); and, on PostgreSQL, with the move's events
-        # appended in the same statement (GameWrites)
+        # cost of a statement of its own) and whether one of two players has a vacation
+        # ending after a time (the clock check: a move's deadline is worked out without
+        # reading their clocks first, see GameCore.commit); and, on PostgreSQL, with the
+        # move's events appended in the same statement (GameWrites)
         self.save_game_seen = self._game_writes_seen("save_game", SAVED_COLUMNS)
         # a move that leaves the game's status, finish and outcome as they were (every
         # move but a game's last) writes only the columns a move changes: SETting
@@ -541,9 +545,11 @@ class Queries:
 
     def _game_writes_seen(self, name: str, columns: Sequence[str]) -> GameWrites:
         """The versioned write of ``columns`` answering with the seat ``w_seat``'s
-        last-seen mark and whether the user ``w_actor`` is banned; alone, and (for
-        PostgreSQL) with the move's events appended in the same statement."""
+        last-seen mark, whether the user ``w_actor`` is banned and whether the user
+        ``w_clock_a`` or ``w_clock_b`` has a vacation ending after ``w_since``; alone, and
+        (for PostgreSQL) with the move's events appended in the same statement."""
         games, seats, users, events = self.games, self.seats, self.users, self.game_events
+        vacations = _table(VacationRow)
         p = bindparam
         seen = (
             select(seats.c.last_seen_seq)
@@ -551,15 +557,27 @@ class Queries:
             .scalar_subquery()
         )
         banned = select(users.c.is_banned).where(users.c.id == p("w_actor")).scalar_subquery()
+        # two EXISTS rather than one ``user_id IN (?, ?)``: SQLite builds a table for
+        # the IN list, which made the write 7 µs slower (bench/commit_moves.py)
+        vacation = or_(
+            *(
+                exists().where(vacations.c.user_id == p(k), vacations.c.ends_at > p("w_since"))
+                for k in ("w_clock_a", "w_clock_b")
+            )
+        )
         alone = Query(
-            f"{name}_seen", self._versioned(columns).returning(seen, banned), _seen_and_banned
+            f"{name}_seen",
+            self._versioned(columns).returning(seen, banned, vacation),
+            _move_saved,
         )
         # The INSERT reads the UPDATE's RETURNING, so it runs after the UPDATE took the
         # row lock and only if the version matched; a data-modifying WITH always runs to
         # completion, read or not. SQLite has no such WITH.
         saved = (
             self._versioned(columns)
-            .returning(games.c.id, seen.label("seen"), banned.label("banned"))
+            .returning(
+                games.c.id, seen.label("seen"), banned.label("banned"), vacation.label("vacation")
+            )
             .cte("saved")
         )
         logged = func.unnest(
@@ -577,8 +595,8 @@ class Queries:
         ).cte("appended")  # fmt: skip
         appending = Query(
             f"{name}_seen_appending",
-            select(saved.c.seen, saved.c.banned).add_cte(appended),
-            _seen_and_banned,
+            select(saved.c.seen, saved.c.banned, saved.c.vacation).add_cte(appended),
+            _move_saved,
         )
         return GameWrites(alone, appending)
 

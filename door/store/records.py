@@ -184,6 +184,26 @@ class PlayerClock:
 
 
 @dataclass(frozen=True, slots=True)
+class ClockCheck:
+    """Whose clocks a turn's times depend on (at most two players: the mover, whose bank
+    pays, and the next to act) and from when: their vacations that end after ``since``."""
+
+    user_ids: tuple[int, ...]
+    since: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class MoveSaved:
+    """What a move's versioned write answers with: the mover's seat's last-seen mark as
+    it stands, whether the acting user is banned, and whether a player of its
+    :class:`ClockCheck` has a vacation ending after its ``since``."""
+
+    last_seen_seq: int
+    actor_banned: bool
+    vacation: bool
+
+
+@dataclass(frozen=True, slots=True)
 class OverdueGame:
     """A running game whose turn deadline has passed, as the sweep finds it."""
 

@@ -32,12 +32,14 @@ from door.store.queries import (
 from door.store.records import (
     AuditRecord,
     ChatRecord,
+    ClockCheck,
     EventRecord,
     FinishedGame,
     GameRecord,
     JSONObject,
     KeyRecord,
     MailRecord,
+    MoveSaved,
     NewEvent,
     NewOutbox,
     NoticePrefsRecord,
@@ -448,35 +450,47 @@ class Repository:
         return q.save_game_seen
 
     def save_game_seen(
-        self, game: GameRecord, was: GameRecord, seat: int, actor: int
-    ) -> tuple[int, bool] | None:
+        self, game: GameRecord, was: GameRecord, seat: int, actor: int,
+        check: ClockCheck | None = None,
+    ) -> MoveSaved | None:  # fmt: skip
         """:meth:`save_game` over ``was`` (its version and snapshot), answering with
-        ``seat``'s last-seen mark as it stands and whether the user ``actor`` is banned;
-        None if nothing was written."""
-        params = {
+        ``seat``'s last-seen mark as it stands, whether the user ``actor`` is banned and
+        whether a player of ``check`` has a vacation ending after its ``since``; None if
+        nothing was written."""
+        params = self._seen_params(game, was, seat, actor, check)
+        return _first(self._run.rows(self._save_seen(game, was).alone, params))
+
+    def _seen_params(
+        self, game: GameRecord, was: GameRecord, seat: int, actor: int,
+        check: ClockCheck | None,
+    ) -> dict[str, object]:  # fmt: skip
+        ids = check.user_ids if check is not None else ()
+        assert len(ids) <= 2, ids
+        return {
             **self._save_params(game, was.version, was.snapshot),
             "w_seat": seat,
             "w_actor": actor,
+            # no user has id 0: an unused slot of the check finds nothing
+            "w_clock_a": ids[0] if ids else 0,
+            "w_clock_b": ids[-1] if ids else 0,
+            "w_since": check.since if check is not None else game.updated_at,
         }
-        return _first(self._run.rows(self._save_seen(game, was).alone, params))
 
     def save_game_seen_appending(
         self, game: GameRecord, was: GameRecord, seat: int, actor: int,
-        events: Sequence[NewEvent], now: datetime,
-    ) -> tuple[int, bool] | None:  # fmt: skip
+        events: Sequence[NewEvent], now: datetime, check: ClockCheck | None = None,
+    ) -> MoveSaved | None:  # fmt: skip
         """:meth:`save_game_seen`, then, if that wrote, :meth:`append_events` (numbered
         so that the last is ``game.last_seq``); on PostgreSQL one statement, one round
         trip."""
         first_seq = game.last_seq - len(events) + 1
         if not isinstance(self._run, PgRunner):
-            found = self.save_game_seen(game, was, seat, actor)
+            found = self.save_game_seen(game, was, seat, actor, check)
             if found is not None:
                 self.append_events(game.id, first_seq, events, now)
             return found
         params = {
-            **self._save_params(game, was.version, was.snapshot),
-            "w_seat": seat,
-            "w_actor": actor,
+            **self._seen_params(game, was, seat, actor, check),
             "e_seq": list(range(first_seq, first_seq + len(events))),
             "e_seat": [e.seat for e in events],
             "e_kind": [e.kind for e in events],

@@ -147,6 +147,36 @@ async def test_a_planned_vacation_counts_from_its_date(
     )
 
 
+async def test_a_move_to_a_player_on_vacation_gives_them_their_time_after_it(
+    games: GameService, clocks: PlayerClocks, clock: FakeClock, alice: User, bob: User
+) -> None:
+    snap = await started(games, alice, bob, ClockOptions(DAY, 0, False))
+    mover = player_to_act(snap)
+    other = bob.id if mover == alice.id else alice.id
+    await clocks.start(other, 3, clock.now() + timedelta(hours=2))
+    clock.advance(timedelta(hours=1))
+    snap = await games.submit(snap.info.id, mover, "1", snap.info.version)
+    assert player_to_act(snap) == other
+    # the turn runs an hour, stops for the three days, then runs its other 23 hours
+    assert snap.info.deadline == clock.now() + timedelta(days=4)
+    assert snap.info.move_deadline == snap.info.deadline
+    assert (await games.get(snap.info.id)).info.deadline == snap.info.deadline
+
+
+async def test_a_slow_move_pays_from_the_bank_only_for_its_time_off_vacation(
+    games: GameService, clocks: PlayerClocks, clock: FakeClock, alice: User, bob: User
+) -> None:
+    snap = await started(games, alice, bob, ClockOptions(DAY, 2 * DAY, False))
+    mover_seat = snap.info.to_act or 0
+    mover = player_to_act(snap)
+    clock.advance(timedelta(hours=2))
+    await clocks.start(mover, 1)
+    clock.advance(timedelta(days=1, hours=30))  # 24 h away, 32 h of running time
+    snap = await games.submit(snap.info.id, mover, "1", snap.info.version)
+    assert bank_of(snap, mover_seat) == 2 * DAY - 8 * HOUR
+    assert bank_of(await games.get(snap.info.id), mover_seat) == 2 * DAY - 8 * HOUR
+
+
 async def test_the_yearly_allowance_is_kept_to(
     clocks: PlayerClocks, clock: FakeClock, alice: User
 ) -> None:

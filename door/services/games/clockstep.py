@@ -3,13 +3,13 @@ deadlines (the arithmetic is door/services/timecontrol.py's)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from door.services import timecontrol as tc
-from door.store.records import GameRecord, PlayerClock, SeatRecord
-from door.store.repository import Repository
+from door.store.records import ClockCheck, GameRecord, PlayerClock, SeatRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,34 +23,38 @@ class TurnClock:
     charged: SeatRecord | None
 
 
+def clock_check(
+    game: GameRecord, seats: tuple[SeatRecord, ...], to_act: int | None, now: datetime
+) -> ClockCheck:
+    """Whose clocks :func:`next_turn` reads for a commit at ``now`` that leaves ``to_act``
+    to act: the seat that was to act, if its bank pays for the turn, and the next to act."""
+    by_seat = {s.seat: s for s in seats}
+    was = _paying(game, by_seat)
+    nxt = by_seat.get(to_act) if to_act is not None else None
+    ids = tuple(s.user_id for s in (was, nxt) if s is not None and s.user_id)
+    return ClockCheck(ids, min(now, game.turn_started_at or now))
+
+
 def next_turn(
-    repo: Repository,
     game: GameRecord,
     seats: tuple[SeatRecord, ...],
     to_act: int | None,
     now: datetime,
     default_zone: str,
+    clocks: Mapping[int, PlayerClock],
 ) -> TurnClock:
     """The clock after a commit at ``now`` that leaves ``to_act`` to act (None: the game
     is over): the seat that was to act (``game.to_act``) pays from its bank whatever
-    running time it took beyond the move's time, and the next turn runs from ``now``."""
+    running time it took beyond the move's time, and the next turn runs from ``now``.
+    ``clocks``: the zones and vacations of :func:`clock_check`'s players (one missing
+    counts as the server's zone and no vacation)."""
     by_seat = {s.seat: s for s in seats}
-    was = by_seat.get(game.to_act) if game.to_act is not None else None
-    charge = (
-        was is not None
-        and game.status == "active"
-        and was.bank_s > 0
-        and was.user_id is not None
-        and game.turn_started_at is not None
-    )
+    was = _paying(game, by_seat)
     nxt = by_seat.get(to_act) if to_act is not None else None
-    ids = [s.user_id for s in (was if charge else None, nxt) if s is not None and s.user_id]
-    since = min(now, game.turn_started_at or now)
-    clocks = repo.player_clocks(ids, since) if ids else {}
     move_s = game.deadline_hours * 3600
     charged: SeatRecord | None = None
-    if charge:
-        assert was is not None and was.user_id is not None and game.turn_started_at is not None
+    if was is not None:
+        assert was.user_id is not None and game.turn_started_at is not None
         tz, spans = _clock_of(clocks.get(was.user_id), default_zone)
         bank = tc.bank_after(
             game.turn_started_at, now, move_s, was.bank_s, tz, game.weekends_off, spans
@@ -69,6 +73,20 @@ def next_turn(
         else tc.timeout_at(now, move_s, bank_s, tz, game.weekends_off, spans)
     )
     return TurnClock(now, move_deadline, deadline, charged)
+
+
+def _paying(game: GameRecord, by_seat: Mapping[int, SeatRecord]) -> SeatRecord | None:
+    """The seat that was to act, if it has a bank to pay the turn's excess from."""
+    was = by_seat.get(game.to_act) if game.to_act is not None else None
+    if (
+        was is not None
+        and game.status == "active"
+        and was.bank_s > 0
+        and was.user_id is not None
+        and game.turn_started_at is not None
+    ):
+        return was
+    return None
 
 
 def deadlines_of(

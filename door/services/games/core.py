@@ -37,7 +37,7 @@ from door.games.base import Refusal
 from door.services import ratings as rating_rules
 from door.services.clock import Clock
 from door.services.games.cache import GameCache, Loaded
-from door.services.games.clockstep import next_turn
+from door.services.games.clockstep import clock_check, next_turn
 from door.services.games.model import (
     AnyRules,
     BannedError,
@@ -53,6 +53,7 @@ from door.services.games.views import GameViews
 from door.services.notify import Notice
 from door.store.db import Database
 from door.store.records import (
+    ClockCheck,
     GameRecord,
     GameStatus,
     JSONObject,
@@ -265,34 +266,38 @@ class GameCore(GameViews):
     def save_loaded(
         self, repo: Repository, game: GameRecord, loaded: Loaded, seat: int | None,
         change: Change, events: Sequence[NewEvent], now: datetime,
-    ) -> tuple[SeatRecord, ...]:  # fmt: skip
+        check: ClockCheck | None = None,
+    ) -> tuple[tuple[SeatRecord, ...], bool]:  # fmt: skip
         """Write ``game`` over ``loaded``'s game and append ``events`` (the last one
-        numbered ``game.last_seq``); the seats as they stand after. A game from the cache
-        (unconfirmed) that is not the stored one any more raises ``Unconfirmed``. A move
-        (``seat`` given, for ``change.actor``) reads back with the write that seat's
-        last-seen mark and whether the actor is banned (``BannedError``: the transaction
-        is rolled back), and appends in the same statement where the backend can."""
+        numbered ``game.last_seq``); the seats as they stand after, and whether a player
+        of ``check`` has (True too: may have) a vacation ending after its ``since``. A
+        game from the cache (unconfirmed) that is not the stored one any more raises
+        ``Unconfirmed``. A move (``seat`` given, for ``change.actor``) reads back with
+        the write that seat's last-seen mark, whether the actor is banned
+        (``BannedError``: the transaction is rolled back) and the clock check, and
+        appends in the same statement where the backend can."""
         was = loaded.game
         actor = change.actor
         if seat is None or actor is None or not is_stored_id(actor):
             if not repo.save_game(game, was.version, was.snapshot):
                 raise Stale() if loaded.confirmed else Unconfirmed()
             self.append(repo, game.id, was.last_seq + 1, events, now)
-            return loaded.seats
+            return loaded.seats, check is not None  # this write cannot tell
         try:
-            found = repo.save_game_seen_appending(game, was, seat, actor, events, now)
+            found = repo.save_game_seen_appending(game, was, seat, actor, events, now, check)
         except ConflictError:
             raise Stale() from None
         if found is None:
             raise Stale() if loaded.confirmed else Unconfirmed()
-        seen, banned = found
-        if banned:
+        if found.actor_banned:
             raise BannedError()
         change.actor_checked = True
-        return tuple(
+        seen = found.last_seen_seq
+        seats = tuple(
             replace(s, last_seen_seq=seen) if s.seat == seat and s.last_seen_seq != seen else s
             for s in loaded.seats
         )
+        return seats, found.vacation
 
     def start(self, repo: Repository, loaded: Loaded, now: datetime, change: Change) -> Loaded:
         """All seats are filled: draw the set-up chance and make the game active."""
@@ -349,9 +354,21 @@ class GameCore(GameViews):
             status = "active" if starting else game.status
             to_act = rules.to_act(state)
             finished_at, outcome_json = game.finished_at, game.outcome
-        # the mover pays for the time taken beyond the move's from their bank; the next
-        # turn's deadline counts the next mover's bank, weekends and vacations
-        turn = next_turn(repo, game, loaded.seats, to_act, now, self.default_zone)
+        # The mover pays for the time taken beyond the move's from their bank; the next
+        # turn's deadline counts the next mover's bank, weekends and vacations. With
+        # weekends on, a zone changes nothing, and most players have no vacation: a
+        # move's times are worked out without reading the players' clocks, and its write
+        # answers whether one of them has a vacation that counts; only then are the
+        # clocks read and the times worked out again, in the same transaction (a move
+        # saves a statement: bench/commit_moves.py).
+        check = clock_check(game, loaded.seats, to_act, now)
+        guessed = mover is not None and not game.weekends_off and bool(check.user_ids)
+        clocks = (
+            repo.player_clocks(check.user_ids, check.since)
+            if check.user_ids and not guessed
+            else {}
+        )
+        turn = next_turn(game, loaded.seats, to_act, now, self.default_zone, clocks)
         new = replace(
             game, snapshot=snapshot, last_seq=game.last_seq + len(logged), updated_at=now,
             summary=rules.describe(state), status=status, to_act=to_act,
@@ -363,7 +380,16 @@ class GameCore(GameViews):
         # statement on PostgreSQL): it takes the row lock, so a concurrent action waits
         # there and then finds the version moved on, instead of colliding on the events'
         # primary key.
-        seats = self.save_loaded(repo, new, loaded, mover, change, logged, now)
+        seats, vacation = self.save_loaded(
+            repo, new, loaded, mover, change, logged, now, check if guessed else None
+        )
+        if vacation:
+            clocks = repo.player_clocks(check.user_ids, check.since)
+            turn = next_turn(game, loaded.seats, to_act, now, self.default_zone, clocks)
+            if (turn.deadline, turn.move_deadline) != (new.deadline, new.move_deadline):
+                assert turn.deadline is not None and turn.move_deadline is not None
+                repo.set_deadline(new.id, new.version, turn.deadline, turn.move_deadline)
+                new = replace(new, deadline=turn.deadline, move_deadline=turn.move_deadline)
         if turn.charged is not None:
             repo.save_seat(turn.charged)
             seats = tuple(
