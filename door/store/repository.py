@@ -547,7 +547,7 @@ class Repository:
         limit: int,
     ) -> tuple[list[GameRecord], int]:
         """A page of one game list and the list's length (``door.services`` says what
-        each list holds)."""
+        each list holds); ``limit`` 0: the length only."""
         count, page = self._q.lists[which, user_id is not None, kind is not None]
         params: dict[str, object] = {"offset": offset, "limit": limit}
         if user_id is not None:
@@ -555,7 +555,7 @@ class Repository:
         if kind is not None:
             params["kind"] = kind
         total = self._run.rows(count, params)[0]
-        return self._run.rows(page, params), total
+        return (self._run.rows(page, params) if limit > 0 else []), total
 
     # --- the log --------------------------------------------------------------------------
 

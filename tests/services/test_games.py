@@ -236,6 +236,15 @@ async def test_lists_page_with_offset_and_limit_and_report_the_total(
     assert sorted(seen) == sorted(made)
 
 
+async def test_a_list_asked_for_no_games_gives_its_total_alone(
+    games: GameService, alice: User
+) -> None:
+    for _ in range(3):
+        await games.begin(alice.id, "nim", {}, [ME, OPEN])
+    assert await games.list_games("mine", alice.id, limit=0) == ([], 3)
+    assert await games.list_games("open", None, limit=-5) == ([], 3)
+
+
 async def test_lists_filter_by_kind(games: GameService, alice: User) -> None:
     await games.begin(alice.id, "nim", {}, [ME, OPEN])
     assert (await games.list_games("mine", alice.id, kind="nim"))[1] == 1

@@ -264,7 +264,8 @@ class Lobby:
         ``active``: every running game (to watch); ``mine``: open or running games
         ``user_id`` plays or is invited to; ``waiting``: running games waiting on
         ``user_id``, most urgent first; ``finished``: finished or abandoned games
-        (``user_id``'s only, if given). Newest first otherwise.
+        (``user_id``'s only, if given). Newest first otherwise. ``limit`` 0: the count
+        only (an empty page).
         """
         if which not in LISTS:
             raise LobbyError(f"unknown game list {which!r}")
@@ -273,7 +274,7 @@ class Lobby:
         if user_id is not None and not is_stored_id(user_id):
             return [], 0  # nobody has that id: nothing of theirs to list
         offset = clamp_count(offset)
-        limit = max(1, min(100, int(limit)))
+        limit = max(0, min(100, int(limit)))
 
         def read(repo: Repository) -> tuple[list[GameInfo], int]:
             games, total = repo.list_games(which, user_id, kind, offset, limit)

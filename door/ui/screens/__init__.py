@@ -77,7 +77,7 @@ async def start_screen(ctx: Context, start: str | None) -> Screen | None:
         # kind waiting for you, else those open to join, else begin one.
         games = ctx.services.games
         for which in ("waiting", "open"):
-            _, total = await games.list_games(lists[which], ctx.user.id, start, limit=1)
+            _, total = await games.list_games(lists[which], ctx.user.id, start, limit=0)
             if total:
                 return GameListScreen(lists[which], kind=start)
         return BeginScreen(start)

@@ -99,7 +99,7 @@ class MainMenu(Screen):
         # the summary holds every game waiting on the user, most urgent first
         self.waiting = list(self.summary.waiting)
         self.waiting_total = len(self.waiting)
-        _, self.open_total = await games.list_games("open", uid, limit=1)
+        _, self.open_total = await games.list_games("open", uid, limit=0)
         self.invited_total = len(getattr(self.summary, "invitations", []))
         self.unread_mail = await ctx.services.mail.unread(uid)
         self.tournament_news = await tournament_news(ctx, uid)
