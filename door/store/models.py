@@ -21,6 +21,7 @@ from sqlalchemy import (
     LargeBinary,
     MetaData,
     String,
+    Table,
     Text,
     TypeDecorator,
     UniqueConstraint,
@@ -134,6 +135,13 @@ class UTCDateTime(TypeDecorator[datetime]):
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def table_of(model: type[Base]) -> Table:
+    """The Core ``Table`` of a mapped row class (what the statements are built from)."""
+    table = model.__table__
+    assert isinstance(table, Table)
+    return table
 
 
 class UserRow(Base):

@@ -71,6 +71,7 @@ from door.store.models import (
     UserRow,
     UTCDateTime,
     VacationRow,
+    table_of,
 )
 from door.store.records import (
     AuditRecord,
@@ -101,12 +102,6 @@ from door.store.tournaments import TournamentQueries
 
 ListWhich = Literal["invited", "open", "active", "mine", "waiting", "finished"]
 LISTS: tuple[ListWhich, ...] = ("invited", "open", "active", "mine", "waiting", "finished")
-
-
-def _table(model: Any) -> Table:
-    table = model.__table__
-    assert isinstance(table, Table)
-    return table
 
 
 # --- rows into records ------------------------------------------------------------------------
@@ -272,14 +267,14 @@ class Queries:
     """All of door's statements, built once per database from the ``Table`` objects."""
 
     def __init__(self) -> None:
-        self.users = _table(UserRow)
-        self.ssh_keys = _table(SshKeyRow)
-        self.bbs_identities = _table(BbsIdentityRow)
-        self.games = _table(GameRow)
-        self.seats = _table(SeatRow)
-        self.game_events = _table(GameEventRow)
-        self.ratings = _table(RatingRow)
-        self.signups = _table(SignupRow)
+        self.users = table_of(UserRow)
+        self.ssh_keys = table_of(SshKeyRow)
+        self.bbs_identities = table_of(BbsIdentityRow)
+        self.games = table_of(GameRow)
+        self.seats = table_of(SeatRow)
+        self.game_events = table_of(GameEventRow)
+        self.ratings = table_of(RatingRow)
+        self.signups = table_of(SignupRow)
         self._users_and_keys()
         self._signups()
         self._games_and_seats()
@@ -291,7 +286,7 @@ class Queries:
         self._mail()
         self._talk()
         self.archive = ArchiveQueries(self.games, self.seats)
-        outbox, prefs = _table(OutboxRow), _table(NoticePrefsRow)
+        outbox, prefs = table_of(OutboxRow), table_of(NoticePrefsRow)
         self.outbox_pg = OutboxQueries(
             outbox, prefs, self.games, self.seats,
             cast(extract("epoch", func.clock_timestamp()), Float), postgresql.insert,
@@ -549,7 +544,7 @@ class Queries:
         ``w_clock_a`` or ``w_clock_b`` has a vacation ending after ``w_since``; alone, and
         (for PostgreSQL) with the move's events appended in the same statement."""
         games, seats, users, events = self.games, self.seats, self.users, self.game_events
-        vacations = _table(VacationRow)
+        vacations = table_of(VacationRow)
         p = bindparam
         seen = (
             select(seats.c.last_seen_seq)
@@ -667,7 +662,7 @@ class Queries:
             of_users.order_by(ratings.c.user_id).with_for_update(),
             _rating,
         )
-        self.rating_changes = changes = _table(RatingChangeRow)
+        self.rating_changes = changes = table_of(RatingChangeRow)
         self.insert_rating_change = _write(
             "insert_rating_change",
             _insert(changes, *(c.key for c in changes.c if c.key != "id")),
@@ -901,7 +896,7 @@ class Queries:
     def _clock(self) -> None:
         """Vacations and what a player's clock depends on (door/services/timecontrol.py)."""
         users, games, seats = self.users, self.games, self.seats
-        vacations = self.vacations = _table(VacationRow)
+        vacations = self.vacations = table_of(VacationRow)
         p = bindparam
         # each player's zone and every vacation of theirs that ends after ``since``: one
         # statement for both players of a move (a player without any gives one row of NULLs)
@@ -1012,9 +1007,9 @@ class Queries:
     def _talk(self) -> None:
         """Blocks between users; the chat and kibitz lines of games (issue 17)."""
         p = bindparam
-        blocks = self.blocks = _table(BlockRow)
-        chat = self.game_chat = _table(GameChatRow)
-        talk = self.game_talk = _table(GameTalkRow)
+        blocks = self.blocks = table_of(BlockRow)
+        chat = self.game_chat = table_of(GameChatRow)
+        talk = self.game_talk = table_of(GameTalkRow)
         users = self.users
         self.insert_block = _write(
             "insert_block", _insert(blocks, "user_id", "blocked_id", "created_at")
@@ -1087,7 +1082,7 @@ class Queries:
             .with_for_update(skip_locked=True),
             _overdue,
         )
-        claims = _table(ClaimRow)
+        claims = table_of(ClaimRow)
         self.claims = claims
         self.leases_pg = LeaseQueries(
             claims, cast(extract("epoch", func.clock_timestamp()), Float), postgresql.insert
@@ -1106,7 +1101,7 @@ class Queries:
 
 
 def _mail_queries(q: Queries) -> None:
-    mail, users = _table(MailRow), q.users
+    mail, users = table_of(MailRow), q.users
     p = bindparam
     q.insert_mail = Query(
         "insert_mail",
@@ -1142,7 +1137,7 @@ def _mail_queries(q: Queries) -> None:
                  mail.c.read_at.is_(None))
         ),
     )
-    presence = _table(PresenceRow)
+    presence = table_of(PresenceRow)
     # each process rewrites its own sessions' rows (delete, then insert: no upsert, the
     # same on both backends); readers skip rows whose heartbeat is old (a dead process)
     q.delete_presence = _write(
@@ -1162,7 +1157,7 @@ def _mail_queries(q: Queries) -> None:
         "forget_presence_before", delete(presence).where(presence.c.heartbeat_at < p("before"))
     )
     # --- the sysop's console: audit log, reports, mutes, finding users, health
-    audit, reports, mutes = _table(AuditRow), _table(ReportRow), _table(MuteRow)
+    audit, reports, mutes = table_of(AuditRow), table_of(ReportRow), table_of(MuteRow)
     q.insert_audit = _write(
         "insert_audit",
         _insert(audit, "sysop_id", "sysop_name", "action", "target", "detail", "at"),

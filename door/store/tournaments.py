@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Table, and_, bindparam, func, insert, select, update
+from sqlalchemy import and_, bindparam, func, insert, select, update
 
 from door.store.models import (
     GameRow,
@@ -17,6 +17,7 @@ from door.store.models import (
     TournamentGameRow,
     TournamentRow,
     UserRow,
+    table_of,
 )
 from door.store.records import EntryRecord, TableRecord, TournamentRecord
 from door.store.runner import Query, Runner
@@ -26,12 +27,6 @@ _T_COLUMNS = (
     "bots_allowed", "status", "rounds_made", "winner_id", "template_id", "created_by",
     "created_at", "opens_at", "starts_at", "started_at", "finished_at", "note", "version",
 )  # fmt: skip
-
-
-def _table(model: Any) -> Table:
-    table = model.__table__
-    assert isinstance(table, Table)
-    return table
 
 
 def _tournament(v: Sequence[Any]) -> TournamentRecord:
@@ -62,8 +57,8 @@ class TournamentQueries:
     """Every tournament statement."""
 
     def __init__(self) -> None:
-        t, e, g = _table(TournamentRow), _table(TournamentEntryRow), _table(TournamentGameRow)
-        games, users = _table(GameRow), _table(UserRow)
+        t, e, g = table_of(TournamentRow), table_of(TournamentEntryRow), table_of(TournamentGameRow)
+        games, users = table_of(GameRow), table_of(UserRow)
         p = bindparam
         self.insert = Query(
             "t_insert",
