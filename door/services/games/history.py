@@ -101,19 +101,24 @@ class History:
             if r.status == "active" and r.to_act == r.seat:
                 waiting_ids.add(r.game_id)
         invited_ids = set(sorted(set(invited))[-MAX_INVITATIONS:])  # the newest
-        # the other seats' doings, game by game
+        # the other seats' doings, game by game (only games with something to tell:
+        # a game whose unseen events are the user's own is not read at all)
         told: dict[int, dict[str, list[Any]]] = {}
+
+        def tell(game_id: int, what: str, item: Any) -> None:
+            bits = told.setdefault(
+                game_id, {"moves": [], "joined": [], "left": [], "timeouts": [], "declined": []}
+            )
+            bits[what].append(item)
+
         by_others: set[int] = set()  # games with an unseen event the user did not cause
         unseen = repo.unseen_events(user_id, since or EPOCH, MAX_UNSEEN_EVENTS)
         for e in unseen:
-            bits = told.setdefault(
-                e.game_id, {"moves": [], "joined": [], "left": [], "timeouts": [], "declined": []}
-            )
             action = e.payload.get("action") if e.kind == "system" else None
             if e.seat is not None and e.seat == my_seat.get(e.game_id):
                 # the user's own seat: only what the server did to it is news
                 if action == "timeout":
-                    bits["timeouts"].append(e.seat)
+                    tell(e.game_id, "timeouts", e.seat)
                 if action == "timeout" or e.payload.get("reason") == "timeout":
                     by_others.add(e.game_id)
                 continue
@@ -122,11 +127,11 @@ class History:
                 text = str(e.payload.get("move", ""))
                 if text and text != "roll":  # the dice are told by the move itself
                     note = clean_message(str(e.payload.get("note") or ""), NOTE_MAX)
-                    bits["moves"].append((e.seat, f'{text} "{note}"' if note else text))
+                    tell(e.game_id, "moves", (e.seat, f'{text} "{note}"' if note else text))
             elif action in ("join", "leave", "timeout", "decline") and e.seat is not None:
                 key = {"join": "joined", "leave": "left", "timeout": "timeouts",
                        "decline": "declined"}[str(action)]  # fmt: skip
-                bits[key].append(e.seat)
+                tell(e.game_id, key, e.seat)
         if since is not None:  # the counts too are of what happened since then
             moves = sum(1 for e in unseen if e.kind == "move")
             new_events = len(unseen)
