@@ -247,7 +247,9 @@ class GameRow(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     summary: Mapped[str] = mapped_column(Text, default="")
-    outcome: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # a running game's is SQL NULL, not the JSON text "null" (which every read of the
+    # game would parse: a list page's fourteen games, fourteen json.loads)
+    outcome: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
     last_seq: Mapped[int] = mapped_column(Integer, default=0)
     # provable dice (migration 0006, door/games/fairdice.py): the secret seed, NULL for a
     # game made before there was one (its dice cannot be proven), and how many chance
