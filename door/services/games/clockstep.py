@@ -1,5 +1,6 @@
 """The clock's part of a game transaction: charge the mover's bank, set the next turn's
-deadlines (the arithmetic is door/services/timecontrol.py's)."""
+deadlines (the arithmetic is door/services/timecontrol.py's), reading the players'
+clocks only when they can count (:func:`plan_turn`, :func:`settle_turn`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 from door.services import timecontrol as tc
 from door.store.records import ClockCheck, GameRecord, PlayerClock, SeatRecord
+from door.store.repository import Repository
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,62 @@ def _paying(game: GameRecord, by_seat: Mapping[int, SeatRecord]) -> SeatRecord |
     ):
         return was
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnPlan:
+    """A commit's clock as worked out before its write: ``turn``, and the check the write
+    must make (None: the players' clocks were read, ``turn`` is final)."""
+
+    turn: TurnClock
+    check: ClockCheck | None
+    to_act: int | None
+    now: datetime
+
+
+def plan_turn(
+    repo: Repository,
+    game: GameRecord,
+    seats: tuple[SeatRecord, ...],
+    to_act: int | None,
+    now: datetime,
+    default_zone: str,
+    mover: int | None,
+) -> TurnPlan:
+    """The clock of a commit at ``now`` leaving ``to_act`` to act. With weekends on, a
+    zone changes nothing and most players have no vacation: a move's times (``mover``
+    given) are worked out without reading the players' clocks, and the move's versioned
+    write answers the plan's ``check``, whether one of them has a vacation that counts
+    (then :func:`settle_turn`); this saves a move a statement (bench/commit_moves.py).
+    Otherwise their clocks are read first."""
+    check = clock_check(game, seats, to_act, now)
+    if not check.user_ids:
+        return TurnPlan(next_turn(game, seats, to_act, now, default_zone, {}), None, to_act, now)
+    if mover is not None and not game.weekends_off:
+        return TurnPlan(next_turn(game, seats, to_act, now, default_zone, {}), check, to_act, now)
+    clocks = repo.player_clocks(check.user_ids, check.since)
+    return TurnPlan(next_turn(game, seats, to_act, now, default_zone, clocks), None, to_act, now)
+
+
+def settle_turn(
+    repo: Repository,
+    plan: TurnPlan,
+    game: GameRecord,
+    seats: tuple[SeatRecord, ...],
+    written: GameRecord,
+    default_zone: str,
+) -> tuple[TurnClock, GameRecord]:
+    """The clock of ``plan`` worked out again with the players' clocks read (its write
+    found a vacation that counts), and ``written`` (the game as the commit wrote it)
+    with its deadlines moved, in the same transaction, if they change."""
+    assert plan.check is not None, "a plan without a check is final"
+    clocks = repo.player_clocks(plan.check.user_ids, plan.check.since)
+    turn = next_turn(game, seats, plan.to_act, plan.now, default_zone, clocks)
+    if (turn.deadline, turn.move_deadline) != (written.deadline, written.move_deadline):
+        assert turn.deadline is not None and turn.move_deadline is not None
+        repo.set_deadline(written.id, written.version, turn.deadline, turn.move_deadline)
+        written = replace(written, deadline=turn.deadline, move_deadline=turn.move_deadline)
+    return turn, written
 
 
 def deadlines_of(

@@ -37,7 +37,7 @@ from door.games.base import Refusal
 from door.services import ratings as rating_rules
 from door.services.clock import Clock
 from door.services.games.cache import GameCache, Loaded
-from door.services.games.clockstep import clock_check, next_turn
+from door.services.games.clockstep import plan_turn, settle_turn
 from door.services.games.model import (
     AnyRules,
     BannedError,
@@ -354,21 +354,10 @@ class GameCore(GameViews):
             status = "active" if starting else game.status
             to_act = rules.to_act(state)
             finished_at, outcome_json = game.finished_at, game.outcome
-        # The mover pays for the time taken beyond the move's from their bank; the next
-        # turn's deadline counts the next mover's bank, weekends and vacations. With
-        # weekends on, a zone changes nothing, and most players have no vacation: a
-        # move's times are worked out without reading the players' clocks, and its write
-        # answers whether one of them has a vacation that counts; only then are the
-        # clocks read and the times worked out again, in the same transaction (a move
-        # saves a statement: bench/commit_moves.py).
-        check = clock_check(game, loaded.seats, to_act, now)
-        guessed = mover is not None and not game.weekends_off and bool(check.user_ids)
-        clocks = (
-            repo.player_clocks(check.user_ids, check.since)
-            if check.user_ids and not guessed
-            else {}
-        )
-        turn = next_turn(game, loaded.seats, to_act, now, self.default_zone, clocks)
+        # the mover pays for the time taken beyond the move's from their bank; the next
+        # turn's deadline counts the next mover's bank, weekends and vacations
+        plan = plan_turn(repo, game, loaded.seats, to_act, now, self.default_zone, mover)
+        turn = plan.turn
         new = replace(
             game, snapshot=snapshot, last_seq=game.last_seq + len(logged), updated_at=now,
             summary=rules.describe(state), status=status, to_act=to_act,
@@ -381,15 +370,10 @@ class GameCore(GameViews):
         # there and then finds the version moved on, instead of colliding on the events'
         # primary key.
         seats, vacation = self.save_loaded(
-            repo, new, loaded, mover, change, logged, now, check if guessed else None
+            repo, new, loaded, mover, change, logged, now, plan.check
         )
-        if vacation:
-            clocks = repo.player_clocks(check.user_ids, check.since)
-            turn = next_turn(game, loaded.seats, to_act, now, self.default_zone, clocks)
-            if (turn.deadline, turn.move_deadline) != (new.deadline, new.move_deadline):
-                assert turn.deadline is not None and turn.move_deadline is not None
-                repo.set_deadline(new.id, new.version, turn.deadline, turn.move_deadline)
-                new = replace(new, deadline=turn.deadline, move_deadline=turn.move_deadline)
+        if vacation:  # the times were worked out without a vacation that counts
+            turn, new = settle_turn(repo, plan, game, loaded.seats, new, self.default_zone)
         if turn.charged is not None:
             repo.save_seat(turn.charged)
             seats = tuple(
