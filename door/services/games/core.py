@@ -6,11 +6,10 @@ and its seats, run the rules, append the events, write the new snapshot and bump
 ``version`` with the optimistic lock (``Repository.save_game``). A player's move carries
 the version they saw; if the game moved on meanwhile they get
 :class:`~door.services.games.model.StaleVersionError` with the fresh game, and nothing is
-written. Chance events (dice, tile draws) are drawn here and logged, so the log replays
-without any RNG: a game with a dice seed (every game made since migration 0006) draws its
-k-th chance event from ``fairdice.event_stream(seed, game id, k, the seats' dice words)``,
-so anyone can check every roll once the seed is revealed at the end; an older game, which
-has no seed, keeps drawing with the service's RNG (``secrets`` by default).
+written. Chance events (dice, tile draws) are drawn in the commit and logged, so the log
+replays without any RNG (``chance.py``: a game with a dice seed, every game made since
+migration 0006, draws them from it, so anyone can check every roll once the seed is
+revealed at the end; an older game keeps drawing with the service's RNG).
 
 Every action is done *for* someone: :meth:`GameCore.act` is the one way a use-case runs
 a write, and it refuses a banned user's (:class:`~door.services.games.model.BannedError`)
@@ -37,6 +36,7 @@ from door.games.base import Refusal
 from door.services import ratings as rating_rules
 from door.services.clock import Clock
 from door.services.games.cache import GameCache, Loaded
+from door.services.games.chance import draw_pending
 from door.services.games.clockstep import plan_turn, settle_turn
 from door.services.games.model import (
     AnyRules,
@@ -64,9 +64,6 @@ from door.store.records import (
 from door.store.repository import ConflictError, Repository
 
 T = TypeVar("T")
-
-MAX_CHANCE_CHAIN = 1000  # a rules bug must not hang a transaction
-
 
 class Stale(Exception):
     """Internal: the versioned write found someone else's change first."""
@@ -321,26 +318,9 @@ class GameCore(GameViews):
         if the game is over, the ratings; returns the game as written (with ``mover``'s
         seat's last-seen mark as it stands, when ``loaded`` came from the cache)."""
         rules, game = loaded.rules, loaded.game
-        logged = list(events)
-        seed = game.dice_seed
-        # the seats' dice words in seat order: fixed once the game started (it starts
-        # only when every seat is taken, and no chance is drawn before)
-        words = [s.dice_word for s in sorted(loaded.seats, key=lambda s: s.seat)]
-        drawn = 0
-        for _ in range(MAX_CHANCE_CHAIN):
-            if rules.outcome(state) is not None or not rules.chance_pending(state):
-                break
-            if seed is None:  # a game made before provable dice
-                chance = rules.sample_chance(state, self.rng)
-            else:
-                k = game.chance_count + drawn
-                stream = fairdice.event_stream(seed, game.id, k, words)
-                chance = rules.chance_from_bytes(state, stream)
-            drawn += 1
-            state = rules.apply_chance(state, chance)
-            logged.append(NewEvent(None, "chance", {"chance": rules.chance_to_json(chance)}))
-        else:
-            raise RuntimeError(f"game {game.id}: chance events without end")
+        state, chances = draw_pending(rules, state, game, loaded.seats, self.rng)
+        logged = [*events, *chances]
+        drawn = len(chances)
         change.events += len(logged)
         outcome = rules.outcome(state)
         snapshot = dump_state(rules, state)
