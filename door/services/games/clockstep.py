@@ -118,12 +118,11 @@ def plan_turn(
     (then :func:`settle_turn`); this saves a move a statement (bench/commit_moves.py).
     Otherwise their clocks are read first."""
     check = clock_check(game, seats, to_act, now)
-    if not check.user_ids:
-        return TurnPlan(next_turn(game, seats, to_act, now, default_zone, {}), None, to_act, now)
-    if mover is not None and not game.weekends_off:
-        return TurnPlan(next_turn(game, seats, to_act, now, default_zone, {}), check, to_act, now)
-    clocks = repo.player_clocks(check.user_ids, check.since)
-    return TurnPlan(next_turn(game, seats, to_act, now, default_zone, clocks), None, to_act, now)
+    guess = bool(check.user_ids) and mover is not None and not game.weekends_off
+    read = bool(check.user_ids) and not guess
+    clocks = repo.player_clocks(check.user_ids, check.since) if read else {}
+    turn = next_turn(game, seats, to_act, now, default_zone, clocks)
+    return TurnPlan(turn, check if guess else None, to_act, now)
 
 
 def settle_turn(

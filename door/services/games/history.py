@@ -105,7 +105,7 @@ class History:
         # a game whose unseen events are the user's own is not read at all)
         told: dict[int, dict[str, list[Any]]] = {}
 
-        def tell(game_id: int, what: str, item: Any) -> None:
+        def tell(game_id: int, what: str, item: object) -> None:
             bits = told.setdefault(
                 game_id, {"moves": [], "joined": [], "left": [], "timeouts": [], "declined": []}
             )
