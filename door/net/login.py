@@ -17,6 +17,8 @@ from door.ui.terminal import Hangup, Key, Terminal, Text
 
 NEW_USER_WORDS = ("new", "apply")
 BAD_LOGIN = "Unknown name or wrong password."
+MAX_NOTHING_TYPED = 3
+"""Empty answers to "Password: " asked again before the dialogue goes back to "Name: "."""
 
 
 class AccountsLike(Protocol):
@@ -149,6 +151,24 @@ async def register_dialogue(
     return None
 
 
+async def read_password(terminal: Terminal, *, max_len: int = 512) -> str | None:
+    """The password typed at "Password: "; ``None`` on Escape or timeout, or after
+    :data:`MAX_NOTHING_TYPED` empty lines in a row.
+
+    An empty line is asked again, saying so: no account has an empty password, so it is
+    a stray Enter, not a guess, and costs no try (nor a step towards a lock).
+    """
+    prompt = "Password: "
+    for _ in range(MAX_NOTHING_TYPED + 1):
+        terminal.write(prompt)
+        await terminal.drain()
+        password = await read_line(terminal, echo=False, max_len=max_len)
+        if password != "":
+            return password
+        prompt = "Nothing was typed. Password: "
+    return None
+
+
 async def login_dialogue(
     terminal: Terminal,
     accounts: AccountsLike,
@@ -193,9 +213,7 @@ async def login_dialogue(
             if user is not None:
                 return user
             continue
-        terminal.write("Password: ")
-        await terminal.drain()
-        password = await read_line(terminal, echo=False, max_len=max_len)
+        password = await read_password(terminal, max_len=max_len)
         if password is None:
             continue
         attempt = await guard.start(address, name)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncssh
+from asyncssh.auth import KbdIntChallenge, KbdIntResponse
 
 from door.net import detect
 from door.net.base import BaseTerminal, ConnectionSettings, describe_peer, run_terminal_session
@@ -254,6 +255,13 @@ class SSHTerminal(BaseTerminal):
         return 0
 
 
+PASSWORD_PROMPT = "Password:"
+"""The keyboard-interactive prompt (OpenSSH shows it as ``(name@host) Password:``)."""
+NOTHING_TYPED_PROMPT = "Password (nothing was typed):"
+"""The prompt that follows an empty answer, so the second prompt says why it came."""
+MAX_NOTHING_TYPED = 3
+"""Empty answers one connection gets asked again for free; later ones count as tries
+(a client answering nothing in a loop must still reach ``max_tries``)."""
 MAX_KEY_OFFERS = 10
 """Public keys one connection may offer (not guesses, but each costs a database look-up)."""
 REFUSED_GRACE = 5.0
@@ -282,6 +290,7 @@ class DoorSSHServer(asyncssh.SSHServer):
         self._limiter = limiter
         self._max_tries = max_tries
         self._tries = 0
+        self._nothing_typed = 0
         self._key_offers = 0
         self._address = "?"
         self._username: str | None = None
@@ -362,7 +371,41 @@ class DoorSSHServer(asyncssh.SSHServer):
             return self._guard.refusal(self._address, self._username) is None
         return True
 
+    def kbdint_auth_supported(self) -> bool:
+        # Offered exactly when passwords are (asyncssh's own default), but answered here,
+        # so that an empty answer can be asked again with a prompt that says so.
+        return self.password_auth_supported()
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> KbdIntChallenge:
+        return ("", "", asyncssh.DEFAULT_LANG, ((PASSWORD_PROMPT, False),))
+
+    async def validate_kbdint_response(
+        self, username: str, responses: KbdIntResponse
+    ) -> KbdIntChallenge:
+        if len(responses) != 1:
+            return False
+        if self._nothing_was_typed(username, responses[0]):
+            return ("", "", asyncssh.DEFAULT_LANG, ((NOTHING_TYPED_PROMPT, False),))
+        return await self.validate_password(username, responses[0])
+
+    def _nothing_was_typed(self, username: str, password: str) -> bool:
+        """Whether ``password`` is an empty answer to ask again for, costing no try.
+
+        An Enter that reaches the client just after its prompt (pressed twice at the
+        shell, or typed ahead while the connection was made) answers with nothing: no
+        account has an empty password, so it is no guess, and counting it as a wrong one
+        showed a second, unexplained "Password:" after the guard's delay, and used up a
+        try and a step towards the name's lock.
+        """
+        if password or self._nothing_typed >= MAX_NOTHING_TYPED:
+            return False
+        self._refuse_if_barred(username)
+        self._nothing_typed += 1
+        return True
+
     async def validate_password(self, username: str, password: str) -> bool:
+        if self._nothing_was_typed(username, password):
+            return False  # the `password` method: the client says so and asks again
         self._refuse_if_barred(username)
         self._tries += 1  # before the check: a try cancelled by the next request counts
         attempt = None

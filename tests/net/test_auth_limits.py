@@ -288,6 +288,107 @@ async def test_the_key_login_is_not_locked_by_guesses_at_the_password(start_app:
         assert conn.get_extra_info("username") == "alice"
 
 
+# -- nothing typed: a stray Enter at the password prompt is no guess -----------------------
+
+
+class Answerer(asyncssh.SSHClient):
+    """A keyboard-interactive client that answers each challenge with the next of
+    ``answers`` and notes every prompt it was shown."""
+
+    def __init__(self, answers: list[str]) -> None:
+        self.answers = list(answers)
+        self.prompts: list[str] = []
+
+    def kbdint_auth_requested(self) -> str:
+        return ""
+
+    def kbdint_challenge_received(
+        self, name: str, instructions: str, lang: str, prompts: Any
+    ) -> list[str] | None:
+        self.prompts.extend(prompt for prompt, _ in prompts)
+        if not self.answers:
+            return None
+        return [self.answers.pop(0) for _ in prompts]
+
+
+async def kbdint_answers(
+    app: App, answers: list[str], source: str
+) -> tuple[Answerer, BaseException | None]:
+    """Connect from ``source`` as alice and answer the challenges with ``answers``."""
+    client = Answerer(answers)
+    try:
+        conn = await asyncssh.connect(
+            "127.0.0.1", app.ports["ssh"], username="alice", known_hosts=None,
+            client_keys=None, client_factory=lambda: client, local_addr=(source, 0),
+            preferred_auth="keyboard-interactive",
+        )  # fmt: skip
+    except (asyncssh.Error, OSError) as exc:
+        return client, exc
+    conn.close()
+    return client, None
+
+
+async def test_an_empty_ssh_answer_is_asked_again_saying_nothing_was_typed(
+    start_app: Any,
+) -> None:
+    app = await start_app()
+    checked = count_password_checks(app)
+    client, error = await kbdint_answers(app, ["", "secret1"], "127.0.4.1")
+    assert error is None
+    assert client.prompts == ["Password:", "Password (nothing was typed):"]
+    assert checked == ["secret1"]
+
+
+async def test_an_empty_ssh_answer_costs_no_try(start_app: Any) -> None:
+    app = await start_app()  # three wrong passwords close a connection
+    _, error = await kbdint_answers(app, ["", "wrong0", "wrong1", "secret1"], "127.0.4.2")
+    assert error is None
+
+
+async def test_an_empty_ssh_answer_is_no_step_towards_the_name_lock(start_app: Any) -> None:
+    app = await start_app(account_failures_lock=2, account_lock_s=600.0)
+    for i in range(3):
+        await kbdint_answers(app, [""], f"127.0.4.{i + 3}")
+    _, error = await kbdint_answers(app, ["secret1"], "127.0.4.9")
+    assert error is None
+
+
+async def test_a_client_answering_nothing_for_ever_is_still_closed(start_app: Any) -> None:
+    app = await start_app()
+    client, error = await kbdint_answers(app, [""] * 20, "127.0.4.10")
+    assert isinstance(error, asyncssh.PermissionDenied)
+    assert len(client.prompts) == 3 + 3  # three asked again for free, then three tries
+
+
+async def test_an_empty_password_by_the_password_method_costs_no_try(start_app: Any) -> None:
+    app = await start_app()
+    checked = count_password_checks(app)
+    _, error = await ssh_guess(app, ["", "wrong0", "wrong1", "secret1"], "127.0.4.11")
+    assert error is None
+    assert checked == ["wrong0", "wrong1", "secret1"]
+
+
+async def test_an_empty_telnet_password_is_asked_again_and_costs_no_try(start_app: Any) -> None:
+    app = await start_app()
+    checked = count_password_checks(app)
+    reader, writer = await asyncio.open_connection(
+        "127.0.0.1", app.ports["telnet"], local_addr=("127.0.4.12", 0)
+    )
+    await expect(reader, "Name: ")
+    writer.write(b"alice\r\r")
+    await expect(reader, "Nothing was typed. Password: ")
+    for i in range(2):
+        writer.write(f"wrong{i}\r".encode())
+        await expect(reader, "wrong password")
+        await expect(reader, "Name: ")
+        writer.write(b"alice\r")
+        await expect(reader, "Password: ")
+    writer.write(b"secret1\r")
+    await expect(reader, "SESSION user=alice")
+    assert checked == ["wrong0", "wrong1", "secret1"]
+    writer.close()
+
+
 # -- the SSH version line -----------------------------------------------------------------
 
 

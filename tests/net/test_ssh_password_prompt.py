@@ -1,9 +1,13 @@
 """A password login with a real OpenSSH client (in a private tmux server, 80×24): one
-"Password:" prompt until the player types, one more only after a wrong password.
+"Password:" prompt until the player answers, one more only after a wrong password; an
+Enter with nothing typed is asked again by a prompt that says so, and costs no try.
 
-OpenSSH asks by keyboard-interactive (asyncssh answers it with a single "Password:"
-prompt, checked by ``validate_password``) before it would fall back to the ``password``
-method; a second prompt before any typing would mean a first try failed by itself.
+OpenSSH asks by keyboard-interactive (door answers it with a single "Password:" prompt,
+checked by ``validate_password``) before it would fall back to the ``password`` method.
+A second prompt with no password typed comes from an empty answer: an Enter that reached
+the client just after its prompt (pressed twice at the shell, or typed ahead while the
+connection was made). It used to count as a wrong password and bring back a bare
+"Password:" after the guard's delay.
 """
 
 from __future__ import annotations
@@ -98,3 +102,28 @@ async def test_a_wrong_password_asks_once_more(openssh: Pane) -> None:
         await asyncio.sleep(0.1)
     await asyncio.sleep(1.0)
     assert (await openssh.screen()).count("Password:") == 2
+
+
+async def test_an_enter_with_nothing_typed_is_asked_again_saying_so(openssh: Pane) -> None:
+    await openssh.wait_for("Password:")
+    await tmux("send-keys", "-t", openssh.name, "Enter")
+    shown = await openssh.wait_for("Password (nothing was typed):", timeout=5.0)
+    assert shown.count("Password:") == 1
+    await openssh.type("secret1")
+    await openssh.wait_for("SESSION user=alice")
+
+
+async def test_enters_with_nothing_typed_leave_every_try_for_the_password(
+    openssh: Pane,
+) -> None:
+    await openssh.wait_for("Password:")
+    await tmux("send-keys", "-t", openssh.name, "Enter")
+    await openssh.wait_for("Password (nothing was typed):", timeout=5.0)
+    for i in range(2):  # two wrong ones: the third and last try is still the player's
+        await openssh.type(f"wrong{i}")
+        for _ in range(100):
+            if (await openssh.screen()).count("Password:") >= 2 + i:
+                break
+            await asyncio.sleep(0.1)
+    await openssh.type("secret1")
+    await openssh.wait_for("SESSION user=alice")
