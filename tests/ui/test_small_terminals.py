@@ -217,3 +217,65 @@ async def test_the_turns_news_is_told_under_the_board_when_the_panel_is_cut(
     text = " ".join(" ".join(r.term.display()).split())
     assert "Offered: resign a gammon." in text, r.term.display_text()
     assert "A)ccept or R)eject?" in text, r.term.display_text()
+
+
+def box_rows(shown: list[str]) -> list[str] | None:
+    """The text rows of the keys box on screen (between its edges), or None if it is not
+    there whole: its top-right corner cut off, or a row of it cut on the right."""
+    top = next((y for y, line in enumerate(shown) if "╔═ Keys" in line), None)
+    if top is None:
+        return None
+    x = shown[top].index("╔═ Keys")
+    right = shown[top].find("╗", x)
+    if right < 0:
+        return None
+    rows = []
+    for line in shown[top + 1 :]:
+        if line[x] == "╚":
+            return rows
+        if line[right] != "║" or "»" in line:
+            return None
+        rows.append(line[x + 1 : right].strip())
+    return None
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("kind", ["backgammon", "spectrangle"])
+async def test_the_keys_box_fits_the_terminal_and_scrolls_to_every_line(
+    start_session: StartSession, services: Services, alice: User, bob: User,
+    size: tuple[int, int], kind: str,
+) -> None:  # fmt: skip
+    from door.ui.screens.backgammon import BackgammonScreen
+    from door.ui.screens.spectrangle import SpectrangleScreen
+
+    screen = {"backgammon": BackgammonScreen, "spectrangle": SpectrangleScreen}[kind]
+    info = await started_game(services, alice, bob, kind)
+    width, height = size
+    r = await start_session(alice, width=width, height=height, start=f"game:{info.id}")
+    r.term.type("?")
+    await r.term.settle()
+    window = box_rows(r.term.display())
+    assert window, r.term.display_text()
+    read = window[:-1]  # the last row says how to scroll or close
+    for _ in range(60):
+        if "more; others close" not in window[-1]:
+            break
+        r.term.press("down")
+        await r.term.settle()
+        moved = box_rows(r.term.display())
+        assert moved, r.term.display_text()
+        if moved == window:
+            break
+        window = moved
+        read.append(window[-2])
+    else:
+        raise AssertionError("the box never reached its end")
+    assert "?)help" in bottom(r.term.display()), "the key line stays under the box"
+    text = words(" ".join(read))
+    for line in screen.keys.help_page(200):
+        for entry in line.split("   "):  # short entries share a line when there is room
+            assert words(entry) in text, f"{entry!r} not readable in the box:\n{text}"

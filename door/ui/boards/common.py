@@ -9,6 +9,7 @@ own message, and a notice about the game reloads it and says who moved.
 
 from __future__ import annotations
 
+import textwrap
 from abc import abstractmethod
 from collections.abc import Awaitable
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from door.services.safety import clean_message
 from door.services.timecontrol import span_text, zone
 from door.ui.bindings import Keyset, with_arrows
 from door.ui.canvas import CYAN, WHITE, YELLOW, Canvas, Style, clip_text
-from door.ui.screen import Context, Pop, Push, Screen, Transition, clean
+from door.ui.screen import Context, Pop, Push, Screen, Transition, clean, help_layout
 from door.ui.screens.overlays import (
     LEAVE,
     Action,
@@ -43,6 +44,12 @@ AnyRules = GameRules[Any, Any, Any]
 RECORD_STYLE = Style(fg=CYAN)
 HELP_BOX_STYLE = Style(fg=YELLOW, bold=True)
 HELP_TEXT_STYLE = Style(fg=WHITE)
+HELP_WIDTH = 64
+"""The help box's widest text line (narrower when the terminal is)."""
+HELP_CLOSE = "Any key closes this box."
+HELP_SCROLL = "↑↓ PgUp PgDn: more; others close"
+HELP_SCROLL_KEYS = {"up": -1, "down": 1, "pgup": -8, "pgdn": 8}
+"""How far each key scrolls a help box too short for its lines."""
 
 
 def seat_name(info: GameInfo, seat: int, limit: int | None = None) -> str:
@@ -178,6 +185,8 @@ class GameScreenBase(Screen):
         self.notice_line = ""
         self.record: list[LoggedMove] = []
         self.help_open = False
+        self.help_top = 0
+        """The first help line shown when the box is too short for all of them."""
         self.pending_note = ""
         """The note N wrote, sent with the next move."""
         from door.ui.screens.talk import GameTalk
@@ -380,28 +389,56 @@ class GameScreenBase(Screen):
     # --- the help box ----------------------------------------------------------------------
     def open_help(self, ctx: Context, _key: str = "") -> None:
         self.help_open = True
+        self.help_top = 0
 
     def help_event(self, event: InputEvent) -> bool:
-        """While the help box is open any key closes it; True if ``event`` did that."""
-        if self.help_open and isinstance(event, Key | Text):
+        """While the help box is open ↑↓ PgUp PgDn scroll it (when it does not fit) and any
+        other key closes it; True if ``event`` was the box's."""
+        if not self.help_open or not isinstance(event, Key | Text):
+            return False
+        step = HELP_SCROLL_KEYS.get(event.name) if isinstance(event, Key) else None
+        if step is None:
             self.help_open = False
-            return True
-        return False
+        else:
+            self.help_top = max(0, self.help_top + step)  # the draw clamps the bottom
+        return True
 
     def draw_help_box(self, canvas: Canvas, ctx: Context) -> None:
-        """The full list of keys in a box over the board (when open)."""
+        """The full list of keys in a box over the board (when open), in the part of the
+        layout the terminal shows: each line wrapped to the box, and a box too short for
+        them all scrolls, and says how."""
         if not self.help_open:
             return
-        lines = [clean(line) for line in self.keys.help_page()] + ["", "Any key closes this box."]
-        w = min(max(len(line) for line in lines) + 4, canvas.width - 2)
-        h = min(len(lines) + 2, canvas.height - 3)
-        x = max((canvas.width - w) // 2, 0)
-        y = 2
+        width = min(canvas.width, ctx.caps.width)
+        height = min(canvas.height, ctx.caps.height)
+        key_rows = len(help_layout(ctx, ctx.chrome[1], width)) if ctx.chrome else 1
+        room = height - key_rows - 4  # text rows: not the title, status, keys, box edges
+        inner = max(min(HELP_WIDTH, width - 6), 10)
+        lines: list[str] = []
+        for line in self.keys.help_page(inner):
+            lines.extend(textwrap.wrap(clean(line), inner, subsequent_indent="  ") or [""])
+        y = 2 if len(lines) + 2 <= room - 1 else 1  # a blank row under the title if it fits
+        if len(lines) + 2 <= room - (y - 1):
+            lines += ["", HELP_CLOSE]
+        else:
+            shown = max(room - 1, 1)
+            self.help_top = min(self.help_top, max(len(lines) - shown, 0))
+            lines = [*lines[self.help_top : self.help_top + shown], clip_text(HELP_SCROLL, inner)]
+        w = min(max(len(line) for line in lines) + 4, width - 2)
+        h = len(lines) + 2
+        x = max((width - w) // 2, 0)
         canvas.fill(x, y, w, h, " ", HELP_TEXT_STYLE)
+        if width < canvas.width:  # the board cut off beside the box is no news: no "»"
+            canvas.fill(x + w, y, canvas.width - x - w, h, " ")
         canvas.box(x, y, w, h, HELP_BOX_STYLE, double=True)
         canvas.put(x + 2, y, " Keys ", HELP_BOX_STYLE)
-        for i, line in enumerate(lines[: h - 2]):
+        for i, line in enumerate(lines):
             canvas.put(x + 2, y + 1 + i, clip_text(line, w - 4), HELP_TEXT_STYLE)
+        # A small terminal shows the layout from its top while the box is open: the box,
+        # not the board's cursor or question under it, is what must stay in sight.
+        canvas.cursor = None
+        canvas.prompt = None
+        canvas.focus = y
 
     async def reload(self, ctx: Context) -> None:
         viewer = ctx.user.id if ctx.user is not None else None
