@@ -279,3 +279,48 @@ async def test_the_keys_box_fits_the_terminal_and_scrolls_to_every_line(
     for line in screen.keys.help_page(200):
         for entry in line.split("   "):  # short entries share a line when there is room
             assert words(entry) in text, f"{entry!r} not readable in the box:\n{text}"
+
+
+NARROW = [(40, 15), (60, 20)]
+
+
+@pytest.mark.parametrize("size", NARROW, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_game_list_fits_a_narrow_terminal_with_the_players_whole(
+    start_session: StartSession, services: Services, alice: User, size: tuple[int, int]
+) -> None:
+    carol = await services.accounts.register("Carol-Anne", "carol-pw")
+    await started_game(services, alice, carol, "backgammon")
+    width, height = size
+    r = await start_session(alice, width=width, height=height, start="active")
+    shown = r.term.display()
+    row = next(line for line in shown if line.startswith(" #1"))
+    assert "Alice v Carol-Anne" in row, r.term.display_text()
+    assert not any(line.rstrip().endswith("»") for line in shown), r.term.display_text()
+    assert "Due" in r.term.display_text()
+
+
+@pytest.mark.parametrize("size", NARROW, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_finished_list_fits_a_narrow_terminal_with_winner_and_result(
+    start_session: StartSession, services: Services, alice: User, bob: User,
+    size: tuple[int, int],
+) -> None:  # fmt: skip
+    info = await started_game(services, alice, bob, "backgammon")
+    snap = await services.games.get(info.id, bob.id)
+    await services.games.resign(info.id, bob.id, snap.info.version)
+    width, height = size
+    r = await start_session(alice, width=width, height=height, start="finished")
+    shown = r.term.display()
+    row = next(line for line in shown if line.startswith(" #1"))
+    assert "Alice v Bob" in row and "Alice won" in row, r.term.display_text()
+    assert not any(line.rstrip().endswith("»") for line in shown), r.term.display_text()
+
+
+async def test_the_list_tabs_fit_40_columns_with_the_current_one_named(
+    start_session: StartSession, alice: User
+) -> None:
+    r = await start_session(alice, width=40, height=15, start="active")
+    tabs = r.term.row(2)
+    assert "A) In progress" in tabs, r.term.display_text()
+    for key in "IOMWF":
+        assert f" {key} " in tabs, tabs
+    assert not tabs.rstrip().endswith("»"), tabs

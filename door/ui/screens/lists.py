@@ -13,6 +13,7 @@ dice word (mixed into the game's provable dice); Enter alone gives none, Esc joi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -53,13 +54,65 @@ def tab_text(key: str, label: str) -> str:
     return f" {key}){label[1:] if label[0] == key else ' ' + label} "
 
 
-def tab_row(width: int) -> list[tuple[Which, str]]:
-    """The tabs' texts: the long labels when the row fits in ``width``, else shorter."""
+def tab_row(width: int, current: Which | None = None) -> list[tuple[Which, str]]:
+    """The tabs' texts: the long labels when the row fits in ``width``, else shorter, else
+    only the letters, with the ``current`` tab's label beside its letter."""
     long = [(which, tab_text(key, label)) for which, key, label in TABS]
-    if sum(len(t) + 1 for _, t in long) + 1 <= width:
+    if row_width(long) <= width:
         return long
-    return [(which, tab_text(key, SHORT_LABELS.get(which, label))) for which, key, label in TABS]
+    short = [(which, tab_text(key, SHORT_LABELS.get(which, label))) for which, key, label in TABS]
+    if row_width(short) <= width:
+        return short
+    return [(which, text if which == current else f" {key} ")
+            for (which, text), (_, key, _) in zip(short, TABS, strict=True)]  # fmt: skip
+
+
+def row_width(tabs: list[tuple[Which, str]]) -> int:
+    return sum(len(t) + 1 for _, t in tabs) + 1
+
+
 TAB_STYLE = Style(fg=WHITE)
+
+
+@dataclass(frozen=True)
+class Columns:
+    """A game list's columns for the width it is shown in: at 78 columns and more every
+    column whole; narrower, the Position goes first, then the Kind shrinks to its letter
+    (and a finished list's Ago goes), so the players' names keep their room."""
+
+    kind: int
+    """The Kind column's width: 11, or 1 (its first letter)."""
+    players: int
+    ago: bool
+    last: int
+    """The room of the last column (Position or Result); 0 when it is not shown."""
+
+    @classmethod
+    def fit(cls, width: int, finished: bool) -> Columns:
+        if width >= FULL_WIDTH:
+            return cls(11, 26, True, 26) if finished else cls(11, 30, True, 17)
+        if finished:
+            kind = 11 if width >= 64 else 1
+            ago = width >= 50
+            rest = width - 7 - (kind + 1) - (6 if ago else 0) - 2
+            return cls(kind, (rest + 1) // 2, ago, rest // 2)
+        kind = 11 if width - 29 >= 24 else 1
+        players = min(30, width - 18 - kind)  # Game, Kind, Ago, Due and gaps: 18 + kind
+        last = width - 18 - kind - players - 2
+        return cls(kind, players, True, last if last >= 8 else 0)
+
+    def head(self, finished: bool) -> str:
+        kind = "Kind" if self.kind > 1 else "K"
+        players = "Players" if finished or self.players < 20 else "Players (*: to move)"
+        text = f"{'Game':<6} {kind:<{self.kind}} {players:<{self.players}}"
+        if finished:
+            text += f" {'Ago':>4}" if self.ago else ""
+            return text + "  Result"
+        return text + f" {'Ago':>4} {'Due':>4}" + ("  Position" if self.last else "")
+
+
+FULL_WIDTH = 78
+"""The list width at which every column is shown whole."""
 TAB_ON = Style(fg=YELLOW, bold=True, reverse=True)
 
 
@@ -153,6 +206,8 @@ class GameListScreen(KeyedScreen):
         self.joining: Any = None
         """The open game whose dice word is being asked for (None: not asking)."""
         self.word_editor = LineEditor("", max_len=fairdice.WORD_MAX)
+        self.columns = Columns.fit(FULL_WIDTH, which == "finished")
+        """The columns of the width last drawn in (rows are formatted while drawing)."""
 
     @property
     def key_help(self) -> str:  # type: ignore[override]
@@ -366,37 +421,40 @@ class GameListScreen(KeyedScreen):
 
     # --- drawing --------------------------------------------------------------------
     def row(self, info: Any) -> str:
+        cols = self.columns
         now = self.now or info.updated_at
         ago_text = f"{ago(info.updated_at, now):>4}"
-        kind = f"#{info.id:<5} {clean(info.title, 11):<11}"
+        kind = f"#{info.id:<5} {clean(info.title, cols.kind):<{cols.kind}}"
         if self.is_finished_list():  # a narrower Players column leaves room for the Result
-            return f"{kind} {seat_names(info, 26):<26} {ago_text}  {result_text(info, 26)}"
-        head = f"{kind} {seat_names(info):<30} "
+            ago_part = f" {ago_text}" if cols.ago else ""
+            return (
+                f"{kind} {seat_names(info, cols.players):<{cols.players}}{ago_part}  "
+                f"{result_text(info, cols.last)}"
+            )
+        head = f"{kind} {seat_names(info, cols.players):<{cols.players}} "
         deadline = "-"
         if info.status == "active" and info.deadline is not None:
             deadline = short_span(info.deadline - now)
+        if not cols.last:
+            return f"{head}{ago_text} {deadline:>4}"
         summary = clean(info.summary)
         if getattr(info, "tournament", None):  # a tournament game says so
             summary = f"T: {clean(info.tournament)}; {summary}"
         if self.is_invitation(info):  # the host is in Players; the column says what it is
             summary = "you, invited"
-        return f"{head}{ago_text} {deadline:>4}  {fit_phrases(summary, 17)}"
+        return f"{head}{ago_text} {deadline:>4}  {fit_phrases(summary, cols.last)}"
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
         draw_chrome(canvas, ctx, self.title, self.key_help)
+        width = min(canvas.width, ctx.caps.width)  # what the terminal shows of the layout
+        self.columns = Columns.fit(width - 2, self.is_finished_list())
         x = 1
-        for which, text in tab_row(canvas.width):
+        for which, text in tab_row(width, self.which):
             style = TAB_ON if which == self.which else TAB_STYLE
             start, x = x, canvas.put(x, 2, text, style)
             canvas.clickable(start, 2, x - start, 1, KEY_OF_TAB[which])  # as its letter
             x += 1
-        if self.is_finished_list():
-            header = f"{'Game':<6} {'Kind':<11} {'Players':<26} {'Ago':>4}  Result"
-        else:
-            header = (
-                f"{'Game':<6} {'Kind':<11} {'Players (*: to move)':<30} {'Ago':>4} {'Due':>4}"
-                "  Position"
-            )
+        header = self.columns.head(self.is_finished_list())
         empty = {
             "invited": "No invitations. A game someone begins naming you shows here.",
             "open": "No game is waiting for players. B)egin one from the main menu.",
@@ -405,7 +463,7 @@ class GameListScreen(KeyedScreen):
             "waiting": "No game is waiting for your move.",
             "finished": "No finished games yet.",
         }[self.which]
-        self.view.render(canvas, 1, 4, canvas.width - 2, header, self.row, empty)
+        self.view.render(canvas, 1, 4, width - 2, header, self.row, empty)
         if self.joining is not None:
             y = canvas.height - 3
             prompt = f"Game #{self.joining.id}: Dice word (optional, Enter for none): "
