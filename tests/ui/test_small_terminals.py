@@ -324,3 +324,29 @@ async def test_the_list_tabs_fit_40_columns_with_the_current_one_named(
     for key in "IOMWF":
         assert f" {key} " in tabs, tabs
     assert not tabs.rstrip().endswith("»"), tabs
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+async def test_the_rank_screen_says_what_its_ratings_count_at_every_size(
+    start_session: StartSession, alice: User, size: tuple[int, int]
+) -> None:
+    width, height = size
+    r = await start_session(alice, width=width, height=height, start="rank")
+    text = words(" ".join(r.term.display()))
+    assert "Ratings count matches; money games are not rated." in text, r.term.display_text()
+    assert "not ranked" in text.lower(), r.term.display_text()
+    assert not any(line.rstrip().endswith("»") for line in r.term.display())
+
+
+async def test_a_narrow_rank_table_leaves_out_whole_columns_not_half_ones(
+    start_session: StartSession, services: Services, alice: User, bob: User
+) -> None:
+    info = await started_game(services, alice, bob, "backgammon")
+    snap = await services.games.get(info.id, bob.id)
+    await services.games.resign(info.id, bob.id, snap.info.version)
+    r = await start_session(alice, width=40, height=15, start="rank")
+    shown = r.term.display()
+    header = next(line for line in shown if "Place" in line)
+    assert header.split() == ["Place", "Player", "Rating"], r.term.display_text()
+    row = next(line for line in shown if "1. Alice" in line)
+    assert not row.rstrip().endswith("»"), r.term.display_text()
