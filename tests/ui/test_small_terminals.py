@@ -350,3 +350,32 @@ async def test_a_narrow_rank_table_leaves_out_whole_columns_not_half_ones(
     assert header.split() == ["Place", "Player", "Rating"], r.term.display_text()
     row = next(line for line in shown if "1. Alice" in line)
     assert not row.rstrip().endswith("»"), r.term.display_text()
+
+
+@pytest.mark.parametrize("size", NARROW, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_tournament_list_fits_a_narrow_terminal_with_its_name_whole(
+    start_session: StartSession, services: Services, alice: User, size: tuple[int, int]
+) -> None:
+    await services.tournaments.create(None, "Winter Cup", "backgammon", "knockout", 8)
+    width, height = size
+    r = await start_session(alice, width=width, height=height)
+    r.term.type("t")
+    await r.term.settle()
+    shown = r.term.display()
+    row = next((line for line in shown if "Winter Cup" in line), None)
+    assert row is not None and "knockout" in row, r.term.display_text()
+    assert "3) Finished" in r.term.row(2), r.term.display_text()
+    assert not any(line.rstrip().endswith("»") for line in shown), r.term.display_text()
+
+
+@pytest.mark.parametrize("size", NARROW, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_who_is_online_fits_a_narrow_terminal(
+    start_session: StartSession, alice: User, size: tuple[int, int]
+) -> None:
+    width, height = size
+    r = await start_session(alice, width=width, height=height)
+    r.term.type("w")
+    await r.term.settle()
+    shown = r.term.display()
+    assert any("Alice" in line and "Idle" not in line for line in shown[4:]), "\n".join(shown)
+    assert not any(line.rstrip().endswith("»") for line in shown), r.term.display_text()

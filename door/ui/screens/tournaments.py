@@ -34,10 +34,32 @@ WIN_STYLE = Style(fg=YELLOW, bold=True)
 LINE_STYLE = Style(fg=WHITE)
 ME_STYLE = Style(fg=GREEN, bold=True)
 TABS = (("open", "Open for entry"), ("running", "Running"), ("finished", "Finished"))
+SHORT_TAB = {"open": "Open"}
+"""A tab's shorter label, for a screen too narrow for the row of long ones."""
 
 
-def describe(t: TournamentRecord) -> str:
-    """One line for a tournament in a list."""
+LIST_WIDTH = 74
+"""A tournament's list row with every column whole."""
+LIST_COLUMNS = (("Format", 10), ("Game", 11), ("Terms", 10))
+"""The columns between Name and Size, the last left out first when the row is narrow."""
+NAME_MIN = 14
+"""The Name column's narrowest before a column goes."""
+
+
+def list_columns(width: int) -> tuple[int, int]:
+    """(the Name column's width, how many of :data:`LIST_COLUMNS` are shown) in ``width``:
+    the name shrinks from 28 to :data:`NAME_MIN`, then the columns go from the right."""
+    shown = len(LIST_COLUMNS)
+    while True:
+        rest = sum(w + 1 for _, w in LIST_COLUMNS[:shown])
+        name = min(28, width - 7 - 1 - rest - 4)  # Id, Name, the columns, Size
+        if name >= NAME_MIN or shown == 0:
+            return max(name, 4), shown
+        shown -= 1
+
+
+def describe(t: TournamentRecord, width: int = LIST_WIDTH) -> str:
+    """One line for a tournament in a list ``width`` columns wide."""
     o = t.options
     found = o.get("game")
     game = found if isinstance(found, dict) else {}
@@ -46,7 +68,17 @@ def describe(t: TournamentRecord) -> str:
         if t.kind == "backgammon"
         else (f"{o.get('table_size', 2)} a table")
     )
-    return f"#{t.id:<5} {clean(t.name, 28):<28} {t.format:<10} {t.kind:<11} {terms:<10} {t.size:>4}"
+    name, shown = list_columns(width)
+    values = (t.format, t.kind, terms)
+    middle = "".join(f"{v:<{w}} " for v, (_, w) in zip(values[:shown], LIST_COLUMNS, strict=False))
+    return f"#{t.id:<5} {clean(t.name, name):<{name}} {middle}{t.size:>4}"
+
+
+def list_header(width: int = LIST_WIDTH) -> str:
+    """The column heads for :func:`describe` at ``width``."""
+    name, shown = list_columns(width)
+    middle = "".join(f"{h:<{w}} " for h, w in LIST_COLUMNS[:shown])
+    return f"{'Id':<6} {'Name':<{name}} {middle}{'Size':>4}"
 
 
 class TournamentsScreen(KeyedScreen):
@@ -134,17 +166,20 @@ class TournamentsScreen(KeyedScreen):
 
     def render(self, canvas: Canvas, ctx: Context) -> None:
         draw_chrome(canvas, ctx, self.title, self.key_help)
+        width = min(canvas.width, ctx.caps.width) - 2  # what the terminal shows
+        labels = [title for _, title in TABS]
+        if sum(len(t) + 6 for t in labels) > width:
+            labels = [SHORT_TAB.get(which, title) for which, title in TABS]
         x = 1
-        for i, (_, title) in enumerate(TABS):
+        for i, title in enumerate(labels):
             x = canvas.put(x, 2, f" {i + 1}) {title} ", TAB_ON if i == self.tab else TAB_STYLE) + 1
-        header = f"{'Id':<6} {'Name':<28} {'Format':<10} {'Game':<11} {'Terms':<10} {'Size':>4}"
-        self.view.render(canvas, 1, 4, canvas.width - 2, header, describe,
+        self.view.render(canvas, 1, 4, width, list_header(width), lambda t: describe(t, width),
                          "No tournaments here just now.")  # fmt: skip
         if self.honour:
             y = canvas.height - 4 - len(self.honour)
             canvas.put(2, y, "Roll of honour", WIN_STYLE)
             for i, line in enumerate(self.honour):
-                canvas.put(4, y + 1 + i, clip_text(line, canvas.width - 6), WIN_STYLE)
+                canvas.put(4, y + 1 + i, clip_text(line, width - 4), WIN_STYLE)
 
 
 def bracket_lines(view: TournamentView) -> list[str]:

@@ -21,7 +21,7 @@ from door.ui.screen import (
     help_layout,
 )
 from door.ui.terminal import InputEvent, Key, Text
-from door.ui.widgets import LineEditor
+from door.ui.widgets import LineEditor, fit_phrases
 
 ROW_STYLE = Style(fg=WHITE)
 YOU_STYLE = Style(fg=GREEN, bold=True)
@@ -80,17 +80,22 @@ class WhoScreen(Screen):
     def render(self, canvas: Canvas, ctx: Context) -> None:
         draw_chrome(canvas, ctx, self.title, self.key_help)
         canvas.put(2, 2, f"{len(self.lines)} online", HEADING_STYLE)
-        canvas.put(2, 4, f"  {'Name':<20} {'Via':<8} {'Idle':>5}  Where", HEAD_STYLE)
+        width = min(canvas.width, ctx.caps.width)  # what the terminal shows
+        where_room = width - 3 - 39  # after the name, transport and idle columns (at x=2)
+        head = f"  {'Name':<20} {'Via':<8} {'Idle':>5}"
+        canvas.put(2, 4, head + ("  Where" if where_room >= 8 else ""), HEAD_STYLE)
         me = ctx.user.id if ctx.user is not None else None
         room = max(canvas.height - 9, 1)
         top = max(self.selected - room + 1, 0)
         for y, i in enumerate(range(top, min(top + room, len(self.lines))), 5):
             w = self.lines[i]
             text = (f"  {clean(w.name, 20):<20} {clean(w.transport, 8):<8} "
-                    f"{idle_text(w.idle_s):>5}  {clean(w.where)}")  # fmt: skip
+                    f"{idle_text(w.idle_s):>5}")  # fmt: skip
+            if where_room >= 8:  # a narrow screen drops the column, not half of it
+                text += f"  {fit_phrases(clean(w.where), where_room)}"
             style = SELECTED_STYLE if i == self.selected else (
                 YOU_STYLE if w.user_id == me else ROW_STYLE)
-            canvas.put(2, y, clip_text(text, canvas.width - 4), style)
+            canvas.put(2, y, clip_text(text, width - 3), style)
 
 
 class PagePrompt(Screen):
