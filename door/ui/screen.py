@@ -65,6 +65,8 @@ LAYOUT_SIZE = (80, 24)
 MIN_SIZE = (40, 15)
 """The smallest terminal door draws screens on; below it ``too_small_view`` says so."""
 CUT_MARK = "»"
+TITLE_PREFIX = "door — "
+"""How screen titles begin; a title bar too narrow for the whole title drops it first."""
 """Shown in the last column of a row cut on the right (CP437 has it too)."""
 HELP_ROWS_MAX = 3
 
@@ -266,7 +268,10 @@ def _title_row(title: str, right: str, width: int, caches: RenderCaches) -> Canv
         room = max(canvas.width - 4 - text_width(title), canvas.width // 2 - 2, 0)
         r = clip_text(clean(right), room)
         canvas.put(canvas.width - 1 - text_width(r), 0, r, TITLE_STYLE)
-        title = clip_text(title, max(canvas.width - 4 - text_width(r), 0))
+        avail = max(canvas.width - 4 - text_width(r), 0)
+        if text_width(title) > avail and title.startswith(TITLE_PREFIX):
+            title = title[len(TITLE_PREFIX) :]  # the screen's own name, before the door's
+        title = clip_text(title, avail)
     canvas.put(1, 0, clip_text(title, canvas.width - 2), TITLE_STYLE)
     return canvas
 

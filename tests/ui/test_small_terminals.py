@@ -379,3 +379,13 @@ async def test_who_is_online_fits_a_narrow_terminal(
     shown = r.term.display()
     assert any("Alice" in line and "Idle" not in line for line in shown[4:]), "\n".join(shown)
     assert not any(line.rstrip().endswith("»") for line in shown), r.term.display_text()
+
+
+async def test_a_narrow_title_bar_keeps_the_screens_name_whole(
+    start_session: StartSession, alice: User
+) -> None:
+    r = await start_session(alice, width=40, height=15)
+    r.term.type("a")
+    await r.term.settle()
+    title = r.term.row(0)
+    assert "Archive of finished games" in title and title.rstrip().endswith("Alice"), title
