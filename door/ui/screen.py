@@ -65,9 +65,9 @@ LAYOUT_SIZE = (80, 24)
 MIN_SIZE = (40, 15)
 """The smallest terminal door draws screens on; below it ``too_small_view`` says so."""
 CUT_MARK = "»"
+"""Shown in the last column of a row cut on the right (CP437 has it too)."""
 TITLE_PREFIX = "door — "
 """How screen titles begin; a title bar too narrow for the whole title drops it first."""
-"""Shown in the last column of a row cut on the right (CP437 has it too)."""
 HELP_ROWS_MAX = 3
 
 

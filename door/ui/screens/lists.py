@@ -72,6 +72,7 @@ def row_width(tabs: list[tuple[Which, str]]) -> int:
 
 
 TAB_STYLE = Style(fg=WHITE)
+TAB_ON = Style(fg=YELLOW, bold=True, reverse=True)
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,6 @@ class Columns:
 
 FULL_WIDTH = 78
 """The list width at which every column is shown whole."""
-TAB_ON = Style(fg=YELLOW, bold=True, reverse=True)
 
 
 def ago(then: datetime | None, now: datetime) -> str:

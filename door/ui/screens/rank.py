@@ -155,7 +155,7 @@ class RankScreen(KeyedScreen):
         for i, line in enumerate(self.notes(width)):  # what the ratings count
             canvas.put(2, y + 1 + i, line, NOTE_STYLE)
         if self.mine is not None:
-            text = f"You: {self.row(self.mine, width - 5).strip()}"
+            text = f"You: {self.row(self.mine, width - 7).strip()}"
             canvas.put(2, y, clip_text(text, width - 2), YOU_STYLE)
         elif ctx.user is not None:
             text = "You are not ranked in this game yet: finish a game to be."
