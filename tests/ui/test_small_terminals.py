@@ -389,3 +389,44 @@ async def test_a_narrow_title_bar_keeps_the_screens_name_whole(
     await r.term.settle()
     title = r.term.row(0)
     assert "Archive of finished games" in title and title.rstrip().endswith("Alice"), title
+
+
+def with_levels(services: Services, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """The computer levels the Begin screen shows (the bot service is off in these tests)."""
+    from door.services import bots
+
+    class Levels:
+        def levels(self, kind: str) -> list[tuple[str, str]]:
+            return list(bots.levels(kind))
+
+    monkeypatch.setattr(services, "bots", Levels())
+    return list(bots.levels("backgammon"))
+
+
+async def test_the_begin_screen_wraps_the_levels_to_a_narrow_terminal(
+    start_session: StartSession, services: Services, alice: User,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    levels = with_levels(services, monkeypatch)
+    r = await start_session(alice, width=60, height=30, start="begin")
+    r.term.type("b")
+    await r.term.settle()
+    shown = r.term.display()
+    text = words(" ".join(shown))
+    for _, desc in levels:
+        assert words(desc) in text, r.term.display_text()
+    assert not any(line.rstrip().endswith("»") for line in shown), r.term.display_text()
+
+
+async def test_the_opponent_question_is_whole_at_40_columns(
+    start_session: StartSession, services: Services, alice: User,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    with_levels(services, monkeypatch)
+    r = await start_session(alice, width=40, height=15, start="begin")
+    r.term.type("b")
+    await r.term.settle()
+    r.term.type("1")
+    await r.term.settle()
+    text = words(" ".join(r.term.display()))
+    assert "Who will be your opponent? (a number: the computer)" in text, r.term.display_text()

@@ -441,25 +441,28 @@ class BeginScreen(Screen):
             return
         title = clean(self.rules.title) if self.rules is not None else ""
         canvas.put(2, 2, f"A new game of {title}", HEADING_STYLE)
-        self.menu.render(canvas, 2, 4, min(canvas.width - 4, 60), clickable=self.phase == "setup")
+        width = min(canvas.width, ctx.caps.width)  # what the terminal shows of the layout
+        self.menu.render(canvas, 2, 4, min(width - 4, 60), clickable=self.phase == "setup")
         y = 5 + len(self.menu.items)
         if self.phase == "edit":
             canvas.put(2, y, self.edit_prompt, HEADING_STYLE)
-            room = min(30, canvas.width - 4 - len(self.edit_prompt))
+            room = min(30, width - 4 - len(self.edit_prompt))
             self.editor.render(canvas, 2 + len(self.edit_prompt), y, max(room, 8))
             return
         if self.phase == "opponent":
             who = "your opponent" if len(self.opponents) == 1 else f"opponent {self.opp_index + 1}"
             numbers = " (a number: the computer)" if self.bot_levels(ctx) else ""
-            canvas.put(2, y, f"Who will be {who}?{numbers}", HEADING_STYLE)
-            self.opp_menu.render(canvas, 2, y + 1, min(canvas.width - 4, 76))
+            for line in textwrap.wrap(f"Who will be {who}?{numbers}", width - 4):
+                canvas.put(2, y, line, HEADING_STYLE)
+                y += 1
+            self.opp_menu.render(canvas, 2, y, min(width - 4, 76))
             return
         if self.kind is not None:  # rated or not (money play is not), before it starts
             from door.services.ratings import rated_note
 
-            canvas.put(2, y, clip_text(rated_note(self.kind, self.options), canvas.width - 4),
-                       NOTE_STYLE)  # fmt: skip
-            y += 1
+            for line in textwrap.wrap(rated_note(self.kind, self.options), width - 4):
+                canvas.put(2, y, line, NOTE_STYLE)
+                y += 1
         self._draw_levels(canvas, ctx, y)
 
     def _draw_levels(self, canvas: Canvas, ctx: Context, y: int) -> None:
@@ -469,21 +472,22 @@ class BeginScreen(Screen):
         levels = self.bot_levels(ctx)
         if not levels or y >= canvas.height - 4:
             return
+        width = min(canvas.width, ctx.caps.width)
         rows: list[str] = []
         for name, desc in levels:
             # Wrapped, not cut: the description is why a player picks a level.
             head = f"  {clean(name, 20)}: "
             lines = textwrap.wrap(
-                clean(desc), max(canvas.width - 4 - len(head), 20),
+                clean(desc), max(width - 4 - len(head), 20),
                 initial_indent="", subsequent_indent="",
             ) or [""]  # fmt: skip
             rows += [(head if i == 0 else " " * len(head)) + part for i, part in enumerate(lines)]
         if y + len(rows) >= canvas.height - 3:
             # "1) Opponent" (both games): its chooser lists every level, described whole
             hint = f"Computer levels: {len(levels)}, each described when you press 1"
-            canvas.put(2, y, clip_text(hint, canvas.width - 4), NOTE_STYLE)
+            canvas.put(2, y, clip_text(hint, width - 4), NOTE_STYLE)
             return
         canvas.put(2, y, "Computer levels:", NOTE_STYLE)
         for row in rows:
             y += 1
-            canvas.put(2, y, clip_text(row, canvas.width - 4), NOTE_STYLE)
+            canvas.put(2, y, clip_text(row, width - 4), NOTE_STYLE)
