@@ -171,3 +171,10 @@ async def started_game(
     seats = [SeatSpec("me"), SeatSpec("user", other.name)]
     info = await services.games.begin(creator.id, kind, {}, seats)
     return await services.games.join(info.id, other.id)
+
+
+async def won_by_resignation(services: Services, winner: User, loser: User) -> Any:
+    """A backgammon game between the two that ``loser`` resigned (so it is finished)."""
+    info = await started_game(services, winner, loser, "backgammon")
+    snap = await services.games.get(info.id, loser.id)
+    return await services.games.resign(info.id, loser.id, snap.info.version)

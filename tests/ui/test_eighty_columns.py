@@ -7,7 +7,7 @@ import pytest
 
 from door.services import Services
 from door.services.accounts import User
-from tests.ui.conftest import StartSession, started_game
+from tests.ui.conftest import StartSession, started_game, won_by_resignation
 
 
 @pytest.mark.parametrize(
@@ -44,9 +44,7 @@ async def test_position_column_is_not_cut_mid_word(
 async def test_finished_list_has_a_result_column_naming_the_winner(
     start_session: StartSession, services: Services, alice: User, bob: User
 ) -> None:
-    info = await started_game(services, alice, bob, "backgammon")
-    snap = await services.games.get(info.id, bob.id)
-    await services.games.resign(info.id, bob.id, snap.info.version)
+    await won_by_resignation(services, alice, bob)
     r = await start_session(alice, start="finished")
     text = r.term.display_text()
     assert "Result" in text

@@ -8,7 +8,7 @@ import pytest
 
 from door.services import Services
 from door.services.accounts import User
-from tests.ui.conftest import StartSession, started_game
+from tests.ui.conftest import StartSession, started_game, won_by_resignation
 
 SIZES = [(40, 15), (60, 20), (80, 24), (80, 25), (132, 50)]
 SIZE_IDS = [f"{w}x{h}" for w, h in SIZES]
@@ -304,9 +304,7 @@ async def test_the_finished_list_fits_a_narrow_terminal_with_winner_and_result(
     start_session: StartSession, services: Services, alice: User, bob: User,
     size: tuple[int, int],
 ) -> None:  # fmt: skip
-    info = await started_game(services, alice, bob, "backgammon")
-    snap = await services.games.get(info.id, bob.id)
-    await services.games.resign(info.id, bob.id, snap.info.version)
+    await won_by_resignation(services, alice, bob)
     width, height = size
     r = await start_session(alice, width=width, height=height, start="finished")
     shown = r.term.display()
@@ -341,9 +339,7 @@ async def test_the_rank_screen_says_what_its_ratings_count_at_every_size(
 async def test_a_narrow_rank_table_leaves_out_whole_columns_not_half_ones(
     start_session: StartSession, services: Services, alice: User, bob: User
 ) -> None:
-    info = await started_game(services, alice, bob, "backgammon")
-    snap = await services.games.get(info.id, bob.id)
-    await services.games.resign(info.id, bob.id, snap.info.version)
+    await won_by_resignation(services, alice, bob)
     r = await start_session(alice, width=40, height=15, start="rank")
     shown = r.term.display()
     header = next(line for line in shown if "Place" in line)
