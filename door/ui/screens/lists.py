@@ -206,8 +206,6 @@ class GameListScreen(KeyedScreen):
         self.joining: Any = None
         """The open game whose dice word is being asked for (None: not asking)."""
         self.word_editor = LineEditor("", max_len=fairdice.WORD_MAX)
-        self.columns = Columns.fit(FULL_WIDTH, which == "finished")
-        """The columns of the width last drawn in (rows are formatted while drawing)."""
 
     @property
     def key_help(self) -> str:  # type: ignore[override]
@@ -420,8 +418,7 @@ class GameListScreen(KeyedScreen):
         return None
 
     # --- drawing --------------------------------------------------------------------
-    def row(self, info: Any) -> str:
-        cols = self.columns
+    def row(self, info: Any, cols: Columns) -> str:
         now = self.now or info.updated_at
         ago_text = f"{ago(info.updated_at, now):>4}"
         kind = f"#{info.id:<5} {clean(info.title, cols.kind):<{cols.kind}}"
@@ -447,14 +444,14 @@ class GameListScreen(KeyedScreen):
     def render(self, canvas: Canvas, ctx: Context) -> None:
         draw_chrome(canvas, ctx, self.title, self.key_help)
         width = min(canvas.width, ctx.caps.width)  # what the terminal shows of the layout
-        self.columns = Columns.fit(width - 2, self.is_finished_list())
+        cols = Columns.fit(width - 2, self.is_finished_list())
         x = 1
         for which, text in tab_row(width, self.which):
             style = TAB_ON if which == self.which else TAB_STYLE
             start, x = x, canvas.put(x, 2, text, style)
             canvas.clickable(start, 2, x - start, 1, KEY_OF_TAB[which])  # as its letter
             x += 1
-        header = self.columns.head(self.is_finished_list())
+        header = cols.head(self.is_finished_list())
         empty = {
             "invited": "No invitations. A game someone begins naming you shows here.",
             "open": "No game is waiting for players. B)egin one from the main menu.",
@@ -463,7 +460,7 @@ class GameListScreen(KeyedScreen):
             "waiting": "No game is waiting for your move.",
             "finished": "No finished games yet.",
         }[self.which]
-        self.view.render(canvas, 1, 4, width - 2, header, self.row, empty)
+        self.view.render(canvas, 1, 4, width - 2, header, lambda i: self.row(i, cols), empty)
         if self.joining is not None:
             y = canvas.height - 3
             prompt = f"Game #{self.joining.id}: Dice word (optional, Enter for none): "

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING
 
 from door.ui.bindings import Binding, KeyedScreen, Keyset, event_of
 from door.ui.canvas import CYAN, GREEN, WHITE, Canvas, Style, clip_text
 from door.ui.screen import Context, Pop, Transition, clean, draw_chrome, help_layout
 from door.ui.widgets import ListView
+
+if TYPE_CHECKING:
+    from door.services.ratings import RankRow
 
 TAB_STYLE = Style(fg=WHITE)
 TAB_ON = Style(fg=GREEN, bold=True, reverse=True)
@@ -27,8 +30,8 @@ class RankScreen(KeyedScreen):
     def __init__(self, kind: str | None = None) -> None:
         self.kind = kind
         self.kinds: list[tuple[str, str]] = []
-        self.view: ListView[Any] = ListView(page_size=12)
-        self.mine: Any = None
+        self.view: ListView[RankRow] = ListView(page_size=12)
+        self.mine: RankRow | None = None
 
     @property
     def title(self) -> str:  # type: ignore[override]
@@ -114,7 +117,7 @@ class RankScreen(KeyedScreen):
     # fmt: on
 
     @staticmethod
-    def row(r: Any, width: int = RANK_WIDTH) -> str:
+    def row(r: RankRow, width: int = RANK_WIDTH) -> str:
         """A player's row in ``width`` columns: the columns after Rating that do not fit
         whole are left out (never one cut in the middle)."""
         from door.services.bgengine import strength_tag
